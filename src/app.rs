@@ -1,0 +1,59 @@
+//! What the `gauntlet` binary does for each command, as library functions
+//! over writers and an event sink, so tests and the binary share them.
+
+use crate::cli::{Cli, RunArgs};
+use crate::config::Config;
+use crate::error::{Error, RunError};
+use crate::event::Event;
+use crate::render::{self, Format, Style};
+use std::io::Write;
+
+/// Run the command line; returns the exit code.
+pub fn run(
+    cli: Cli,
+    out: &mut dyn Write,
+    events: &(dyn Fn(Event) + Send + Sync),
+    color: bool,
+) -> Result<u8, Error> {
+    match cli.command {
+        None => run_spec(&cli.run, out, events, color),
+        Some(cmd) => match cmd {},
+    }
+}
+
+pub fn run_spec(
+    args: &RunArgs,
+    out: &mut dyn Write,
+    events: &(dyn Fn(Event) + Send + Sync),
+    color: bool,
+) -> Result<u8, Error> {
+    let config = Config::from_args(args)?;
+    let loaded = crate::input::load(args.spec.as_deref(), args.max_bytes)?;
+    for w in &loaded.warnings {
+        events(Event::Warning(w.clone()));
+    }
+    let gauntlet = config.gauntlet()?;
+    let persistence = config.persistence(args.no_store)?;
+    let mut verdict = gauntlet.run_blocking(&loaded.spec, persistence.filter(), events);
+    verdict.warnings.splice(0..0, loaded.warnings);
+    for note in persistence.record(&loaded.spec, &verdict)? {
+        events(Event::Warning(note));
+    }
+    if let Some(path) = &args.stats_json {
+        let json = serde_json::to_vec_pretty(&verdict.stats).expect("stats serialize");
+        crate::fsutil::write_atomic(path, &json).map_err(|source| RunError::Write {
+            path: path.display().to_string(),
+            source,
+        })?;
+    }
+    let written = match args.format {
+        Format::Json => render::json::write(&verdict, out),
+        Format::Markdown => render::markdown::write(&verdict, out),
+        Format::Text => render::text::write(&verdict, out, Style { color }),
+    };
+    written.map_err(|source| RunError::Write {
+        path: "<stdout>".to_string(),
+        source,
+    })?;
+    Ok(verdict.verdict.exit_code())
+}

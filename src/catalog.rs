@@ -1,0 +1,285 @@
+//! The personas and protocols a run uses: the built-in ones embedded in the
+//! binary with `include_str!`, plus any `*.toml` from `--personas-dir` /
+//! `--protocols-dir`, which add new files or override built-ins by name.
+
+use crate::error::DataError;
+use crate::persona::{Persona, PersonaDef};
+use crate::protocol::Protocol;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The five adversaries, in the order the seed lists them.
+pub const DEFAULT_ADVERSARIES: [&str; 5] = [
+    "paranoid_security",
+    "burned_oncall",
+    "lazy_developer",
+    "pedantic_nitpicker",
+    "asshole_loner",
+];
+
+pub const FINAL_BOSS: &str = "ux_architect";
+
+/// Built-in data files: (path as shown in errors, contents).
+pub const EMBEDDED_PERSONAS: &[(&str, &str)] = &[
+    (
+        "personas/paranoid_security.toml",
+        include_str!("../personas/paranoid_security.toml"),
+    ),
+    (
+        "personas/burned_oncall.toml",
+        include_str!("../personas/burned_oncall.toml"),
+    ),
+    (
+        "personas/lazy_developer.toml",
+        include_str!("../personas/lazy_developer.toml"),
+    ),
+    (
+        "personas/pedantic_nitpicker.toml",
+        include_str!("../personas/pedantic_nitpicker.toml"),
+    ),
+    (
+        "personas/asshole_loner.toml",
+        include_str!("../personas/asshole_loner.toml"),
+    ),
+    (
+        "personas/ux_architect.toml",
+        include_str!("../personas/ux_architect.toml"),
+    ),
+];
+
+pub const EMBEDDED_PROTOCOLS: &[(&str, &str)] = &[
+    (
+        "protocols/paranoid_security.toml",
+        include_str!("../protocols/paranoid_security.toml"),
+    ),
+    (
+        "protocols/burned_oncall.toml",
+        include_str!("../protocols/burned_oncall.toml"),
+    ),
+    (
+        "protocols/lazy_developer.toml",
+        include_str!("../protocols/lazy_developer.toml"),
+    ),
+    (
+        "protocols/pedantic_nitpicker.toml",
+        include_str!("../protocols/pedantic_nitpicker.toml"),
+    ),
+    (
+        "protocols/asshole_loner.toml",
+        include_str!("../protocols/asshole_loner.toml"),
+    ),
+];
+
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    pub personas: BTreeMap<String, Persona>,
+    pub protocols: BTreeMap<String, Protocol>,
+}
+
+impl Catalog {
+    /// The built-in catalog only.
+    pub fn builtin() -> Result<Catalog, DataError> {
+        Catalog::load(None, None)
+    }
+
+    pub fn load(
+        personas_dir: Option<&Path>,
+        protocols_dir: Option<&Path>,
+    ) -> Result<Catalog, DataError> {
+        let mut cat = Catalog::default();
+        for (file, text) in EMBEDDED_PERSONAS {
+            cat.add_persona(file, text)?;
+        }
+        for (file, text) in EMBEDDED_PROTOCOLS {
+            cat.add_protocol(file, text)?;
+        }
+        if let Some(dir) = personas_dir {
+            for (file, text) in read_dir_toml(dir)? {
+                cat.add_persona(&file, &text)?;
+            }
+        }
+        if let Some(dir) = protocols_dir {
+            for (file, text) in read_dir_toml(dir)? {
+                cat.add_protocol(&file, &text)?;
+            }
+        }
+        Ok(cat)
+    }
+
+    fn add_persona(&mut self, file: &str, text: &str) -> Result<(), DataError> {
+        let def: PersonaDef = parse_toml(file, text)?;
+        let persona = Persona::from_def(def).map_err(|message| DataError::Invalid {
+            file: file.to_string(),
+            message,
+        })?;
+        self.personas.insert(persona.name.clone(), persona);
+        Ok(())
+    }
+
+    fn add_protocol(&mut self, file: &str, text: &str) -> Result<(), DataError> {
+        let p: Protocol = parse_toml(file, text)?;
+        for phrase in p
+            .offline
+            .invalid_phrases
+            .iter()
+            .chain(&p.offline.require_justification)
+        {
+            crate::rule::compile(phrase).map_err(|e| DataError::Invalid {
+                file: file.to_string(),
+                message: format!("bad pattern `{phrase}`: {e}"),
+            })?;
+        }
+        self.protocols.insert(p.name.clone(), p);
+        Ok(())
+    }
+
+    pub fn persona(&self, name: &str) -> Option<&Persona> {
+        self.personas.get(name)
+    }
+
+    pub fn protocol(&self, name: &str) -> Option<&Protocol> {
+        self.protocols.get(name)
+    }
+
+    /// Names of the adversaries (not the final boss), sorted.
+    pub fn adversary_names(&self) -> Vec<&str> {
+        self.personas
+            .values()
+            .filter(|p| !p.is_final_boss)
+            .map(|p| p.name.as_str())
+            .collect()
+    }
+}
+
+fn read_dir_toml(dir: &Path) -> Result<Vec<(String, String)>, DataError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| DataError::Io {
+        file: dir.display().to_string(),
+        source,
+    })?;
+    let mut files: Vec<_> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).map_err(|source| DataError::Io {
+                file: p.display().to_string(),
+                source,
+            })?;
+            Ok((p.display().to_string(), text))
+        })
+        .collect()
+}
+
+fn parse_toml<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Result<T, DataError> {
+    toml::from_str(text).map_err(|e| {
+        let (line, column) = e
+            .span()
+            .map(|s| {
+                let before = &text[..s.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let col = before.len() - before.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1;
+                (line, col)
+            })
+            .unwrap_or((1, 1));
+        DataError::Syntax {
+            file: file.to_string(),
+            line,
+            column,
+            message: e.message().to_string(),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_has_five_adversaries_and_final_boss() {
+        let c = Catalog::builtin().unwrap();
+        for name in DEFAULT_ADVERSARIES {
+            let p = c.persona(name).unwrap_or_else(|| panic!("missing {name}"));
+            assert!(!p.is_final_boss);
+            assert!(!p.rules.is_empty(), "{name} has no rules");
+            assert!(c.protocol(name).is_some(), "no protocol for {name}");
+        }
+        assert!(c.persona(FINAL_BOSS).unwrap().is_final_boss);
+        assert_eq!(c.adversary_names().len(), 5);
+    }
+
+    #[test]
+    fn embedded_files_match_the_folders() {
+        for (file, text) in EMBEDDED_PERSONAS.iter().chain(EMBEDDED_PROTOCOLS) {
+            let on_disk = std::fs::read_to_string(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file),
+            )
+            .unwrap();
+            assert_eq!(&on_disk, text, "{file}");
+        }
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("personas");
+        let count = std::fs::read_dir(dir)
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|x| x == "toml")
+            })
+            .count();
+        assert_eq!(
+            count,
+            EMBEDDED_PERSONAS.len(),
+            "a persona file is not embedded"
+        );
+    }
+
+    #[test]
+    fn prompts_are_verbatim_from_the_seed() {
+        let c = Catalog::builtin().unwrap();
+        assert!(
+            c.persona("paranoid_security")
+                .unwrap()
+                .prompt
+                .contains("Find security holes. Assume attackers are clever and persistent.")
+        );
+        assert!(
+            c.persona("burned_oncall")
+                .unwrap()
+                .prompt
+                .contains("You've been paged at 3am")
+        );
+    }
+
+    #[test]
+    fn malformed_override_names_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("bad.toml"),
+            "name = \"x\"\nprefix = \"X\"\ndescription = \"d\"\nprompt = oops\n",
+        )
+        .unwrap();
+        let err = Catalog::load(Some(dir.path()), None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("bad.toml"), "{err}");
+        assert!(err.contains("line 4"), "{err}");
+    }
+
+    #[test]
+    fn override_replaces_builtin_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("mine.toml"),
+            "name = \"lazy_developer\"\nprefix = \"LAZY\"\ndescription = \"mine\"\nprompt = \"p\"\n\n[[rules]]\nid = \"r\"\ntitle = \"t\"\nseverity = \"low\"\ntriggers = [\"frobnicate\"]\nmissing = \"m\"\nimpact = \"i\"\n",
+        )
+        .unwrap();
+        let c = Catalog::load(Some(dir.path()), None).unwrap();
+        assert_eq!(c.persona("lazy_developer").unwrap().description, "mine");
+        assert_eq!(c.persona("lazy_developer").unwrap().rules.len(), 1);
+    }
+}

@@ -1,0 +1,123 @@
+//! Raw command-line flags (clap derive). No logic: `config.rs` turns these
+//! into a validated `Config`.
+
+use crate::concern::Severity;
+use crate::render::Format;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+const AFTER_HELP: &str = "\
+Examples:
+  gauntlet examples/payment-webhooks.md
+  gauntlet --format json < spec.md > verdict.json
+  gauntlet --adversaries paranoid_security,burned_oncall --final-boss spec.md
+  gauntlet --fail-on high --format markdown spec.md > comment.md
+
+Exit codes:
+  0  pass: no concern requires revision at or above --fail-on
+  1  revise: at least one concern requires revision at or above --fail-on
+  2  usage or input error (bad flags, no spec, a directory, binary or oversized input)
+  3  the run could not complete (a role failed; the verdict is incomplete)";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "gauntlet",
+    version,
+    about = "Adversarial gauntlet for software specs: five adversary personas attack the spec, evaluators vote, adversaries rebut, and a verdict says what must be revised.",
+    after_help = AFTER_HELP,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SeverityArg {
+    High,
+    Medium,
+    Low,
+}
+
+impl From<SeverityArg> for Severity {
+    fn from(s: SeverityArg) -> Severity {
+        match s {
+            SeverityArg::High => Severity::High,
+            SeverityArg::Medium => Severity::Medium,
+            SeverityArg::Low => Severity::Low,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Flags for a gauntlet run on one spec.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// The spec (Markdown). Reads standard input when absent or `-`.
+    #[arg(value_name = "SPEC")]
+    pub spec: Option<PathBuf>,
+
+    /// Adversaries to run, comma separated (default: all five).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub adversaries: Vec<String>,
+
+    /// Concerns per evaluation batch.
+    #[arg(long, default_value_t = 15, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub batch_size: u32,
+
+    /// Skip the rebuttal phase (dismissals stand unchallenged).
+    #[arg(long)]
+    pub no_rebuttals: bool,
+
+    /// Run the final boss UX review after the technical phases.
+    #[arg(long)]
+    pub final_boss: bool,
+
+    /// Output format on standard output.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+
+    /// Also write the run's stats JSON to this file.
+    #[arg(long, value_name = "PATH")]
+    pub stats_json: Option<PathBuf>,
+
+    /// Lowest severity that makes the verdict `revise` (exit 1).
+    #[arg(long, value_enum, default_value = "low")]
+    pub fail_on: SeverityArg,
+
+    /// Do not read or write the resolved-concerns store or the cumulative stats.
+    #[arg(long)]
+    pub no_store: bool,
+
+    /// No progress on standard error.
+    #[arg(long, short)]
+    pub quiet: bool,
+
+    /// Largest spec accepted, in bytes.
+    #[arg(long, default_value_t = crate::input::DEFAULT_MAX_BYTES, value_name = "BYTES")]
+    pub max_bytes: u64,
+
+    /// Folder of persona files (*.toml) that add to or override the built-ins.
+    #[arg(long, value_name = "DIR")]
+    pub personas_dir: Option<PathBuf>,
+
+    /// Folder of protocol files (*.toml) that add to or override the built-ins.
+    #[arg(long, value_name = "DIR")]
+    pub protocols_dir: Option<PathBuf>,
+
+    /// When to color the text report (NO_COLOR is respected in auto).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorArg,
+}

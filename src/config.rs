@@ -1,0 +1,91 @@
+//! Raw flags (plus data folders) resolved into one validated `Config`: what
+//! the run will actually do.
+
+use crate::catalog::{Catalog, DEFAULT_ADVERSARIES};
+use crate::cli::RunArgs;
+use crate::error::{Error, UsageError};
+use crate::pipeline::RunOptions;
+use std::sync::Arc;
+
+#[derive(Clone)]
+pub struct Config {
+    pub catalog: Arc<Catalog>,
+    pub options: RunOptions,
+    pub final_boss: bool,
+}
+
+impl Config {
+    pub fn from_args(args: &RunArgs) -> Result<Config, Error> {
+        let catalog = Catalog::load(args.personas_dir.as_deref(), args.protocols_dir.as_deref())?;
+        let adversaries = resolve_adversaries(&catalog, &args.adversaries)?;
+        Ok(Config {
+            catalog: Arc::new(catalog),
+            options: RunOptions {
+                adversaries,
+                batch_size: args.batch_size as usize,
+                rebuttals: !args.no_rebuttals,
+                fail_on: args.fail_on.into(),
+            },
+            final_boss: args.final_boss,
+        })
+    }
+}
+
+impl Config {
+    /// The roles this run uses. Offline in every role for now; model
+    /// providers plug in here.
+    pub fn gauntlet(&self) -> Result<crate::pipeline::Gauntlet, Error> {
+        Ok(crate::pipeline::Gauntlet::offline(
+            self.catalog.clone(),
+            self.options.clone(),
+            self.final_boss,
+        ))
+    }
+
+    /// True when every role runs on the offline engine (no I/O, so batch
+    /// review can spread specs over all cores).
+    pub fn is_offline(&self) -> bool {
+        true
+    }
+
+    /// The store and stats hooks for this run.
+    pub fn persistence(
+        &self,
+        no_store: bool,
+    ) -> Result<Box<dyn crate::persistence::Persistence>, Error> {
+        let _ = no_store;
+        Ok(Box::new(crate::persistence::NoPersistence))
+    }
+}
+
+/// `--adversaries`: names (or `all`), validated and deduplicated.
+pub fn resolve_adversaries(catalog: &Catalog, given: &[String]) -> Result<Vec<String>, UsageError> {
+    let given: Vec<&str> = given
+        .iter()
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if given.is_empty() || given == ["all"] {
+        return Ok(DEFAULT_ADVERSARIES.iter().map(|s| s.to_string()).collect());
+    }
+    let mut out: Vec<String> = Vec::new();
+    for name in given {
+        match catalog.persona(name) {
+            Some(p) if !p.is_final_boss => {
+                if !out.iter().any(|o| o == name) {
+                    out.push(name.to_string());
+                }
+            }
+            _ => {
+                return Err(UsageError::UnknownAdversary {
+                    name: name.to_string(),
+                    known: catalog.adversary_names().join(", "),
+                });
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(UsageError::NoAdversaries);
+    }
+    Ok(out)
+}

@@ -1,0 +1,147 @@
+//! Reading a spec from a file or standard input, and rejecting what is not a
+//! spec: nothing at all, a directory, a missing file, binary data, or more
+//! than the size limit. Invalid UTF-8 is decoded lossily with a warning.
+
+use crate::error::InputError;
+use crate::spec::Spec;
+use std::io::Read;
+use std::path::Path;
+
+pub const DEFAULT_MAX_BYTES: u64 = 10 * 1024 * 1024;
+
+/// A spec read from somewhere, with any warnings about how it was decoded.
+#[derive(Debug)]
+pub struct LoadedSpec {
+    pub spec: Spec,
+    pub warnings: Vec<String>,
+}
+
+/// Read the spec at `path`, or standard input when `path` is `None` or `-`.
+pub fn load(path: Option<&Path>, max_bytes: u64) -> Result<LoadedSpec, InputError> {
+    match path {
+        Some(p) if p != Path::new("-") => load_file(p, max_bytes),
+        _ => {
+            let stdin = std::io::stdin();
+            let bytes = read_limited(stdin.lock(), max_bytes, "<stdin>")?;
+            decode(None, bytes, "<stdin>")
+        }
+    }
+}
+
+pub fn load_file(p: &Path, max_bytes: u64) -> Result<LoadedSpec, InputError> {
+    let shown = p.display().to_string();
+    let meta = match std::fs::metadata(p) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(InputError::NotFound { path: shown });
+        }
+        Err(source) => {
+            return Err(InputError::Read {
+                path: shown,
+                source,
+            });
+        }
+    };
+    if meta.is_dir() {
+        return Err(InputError::IsDirectory { path: shown });
+    }
+    if meta.is_file() && meta.len() > max_bytes {
+        return Err(InputError::TooLarge {
+            path: shown,
+            size: meta.len(),
+            limit: max_bytes,
+        });
+    }
+    let file = std::fs::File::open(p).map_err(|source| InputError::Read {
+        path: shown.clone(),
+        source,
+    })?;
+    let bytes = read_limited(file, max_bytes, &shown)?;
+    decode(Some(shown.clone()), bytes, &shown)
+}
+
+fn read_limited(r: impl Read, max_bytes: u64, shown: &str) -> Result<Vec<u8>, InputError> {
+    let mut bytes = Vec::new();
+    r.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|source| InputError::Read {
+            path: shown.to_string(),
+            source,
+        })?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(InputError::TooLarge {
+            path: shown.to_string(),
+            size: bytes.len() as u64,
+            limit: max_bytes,
+        });
+    }
+    Ok(bytes)
+}
+
+/// Turn bytes into a spec (shared by single runs and batch review).
+pub fn decode(path: Option<String>, bytes: Vec<u8>, shown: &str) -> Result<LoadedSpec, InputError> {
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(match path {
+            None => InputError::EmptyStdin,
+            Some(path) => InputError::EmptyFile { path },
+        });
+    }
+    if bytes.contains(&0) {
+        return Err(InputError::Binary {
+            path: shown.to_string(),
+        });
+    }
+    let mut warnings = Vec::new();
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            warnings.push(format!(
+                "{shown} is not valid UTF-8 (first bad byte at offset {valid}); decoded lossily"
+            ));
+            String::from_utf8_lossy(e.as_bytes()).into_owned()
+        }
+    };
+    let text = text
+        .strip_prefix('\u{feff}')
+        .map(str::to_string)
+        .unwrap_or(text);
+    Ok(LoadedSpec {
+        spec: Spec::parse(path, text),
+        warnings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_bad_input() {
+        assert!(matches!(
+            decode(None, b"  \n".to_vec(), "x"),
+            Err(InputError::EmptyStdin)
+        ));
+        assert!(matches!(
+            decode(Some("a".into()), vec![], "a"),
+            Err(InputError::EmptyFile { .. })
+        ));
+        assert!(matches!(
+            decode(None, b"a\0b".to_vec(), "x"),
+            Err(InputError::Binary { .. })
+        ));
+        let l = decode(None, vec![b'#', b' ', 0xff, b'\n'], "x").unwrap();
+        assert_eq!(l.warnings.len(), 1);
+        assert!(l.spec.text.contains('\u{fffd}'));
+    }
+
+    #[test]
+    fn size_limit_is_exact() {
+        let r = read_limited(&b"12345"[..], 5, "x").unwrap();
+        assert_eq!(r.len(), 5);
+        assert!(matches!(
+            read_limited(&b"123456"[..], 5, "x"),
+            Err(InputError::TooLarge { .. })
+        ));
+    }
+}

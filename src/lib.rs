@@ -1,0 +1,38 @@
+//! gauntlet: an adversarial review engine for software specs.
+//!
+//! A spec (Markdown) goes through the gauntlet: adversary personas attack it
+//! (`offline::attacker` or a model provider behind `roles::Attacker`), the
+//! self-filter drops concerns already resolved (`filter`), evaluators vote in
+//! batches (`evaluation`), adversaries rebut dismissals and the first
+//! evaluator adjudicates (`pipeline`), an optional final boss reviews the
+//! user story, and a `verdict::Verdict` comes out, rendered by `render`.
+//!
+//! The library never prints: it returns values and emits `event::Event`s;
+//! the binary renders them. See ARCHITECTURE.md for the code map.
+
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod app;
+pub mod catalog;
+pub mod cli;
+pub mod concern;
+pub mod config;
+pub mod error;
+pub mod evaluation;
+pub mod event;
+pub mod exit_code;
+pub mod filter;
+pub mod fsutil;
+pub mod input;
+pub mod offline;
+pub mod persistence;
+pub mod persona;
+pub mod pipeline;
+pub mod progress;
+pub mod protocol;
+pub mod render;
+pub mod roles;
+pub mod rule;
+pub mod spec;
+pub mod stats;
+pub mod verdict;

@@ -1,0 +1,73 @@
+//! The `gauntlet` binary: parse flags, call the library, map to an exit code.
+
+use clap::Parser;
+use gauntlet::render::Format;
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = match gauntlet::cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() {
+                gauntlet::exit_code::USAGE
+            } else {
+                0
+            });
+        }
+    };
+    let progress = gauntlet::progress::Progress::new(cli.run.quiet);
+    let color = match cli.run.color {
+        gauntlet::cli::ColorArg::Always => true,
+        gauntlet::cli::ColorArg::Never => false,
+        gauntlet::cli::ColorArg::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
+                && cli.run.format == Format::Text
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let result = gauntlet::app::run(cli, &mut out, &|e| progress.handle(e), color);
+    progress.finish();
+    let _ = out.flush();
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            if is_broken_pipe(&e) {
+                return ExitCode::SUCCESS;
+            }
+            let _ = writeln!(std::io::stderr(), "gauntlet: error: {}", chain(&e));
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+/// The error and its causes on one line.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        let next = c.to_string();
+        if !s.contains(&next) {
+            s.push_str(": ");
+            s.push_str(&next);
+        }
+        cur = c.source();
+    }
+    s
+}
+
+fn is_broken_pipe(e: &gauntlet::error::Error) -> bool {
+    let mut cur: Option<&dyn std::error::Error> = Some(e);
+    while let Some(c) = cur {
+        if let Some(io) = c.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::BrokenPipe
+        {
+            return true;
+        }
+        cur = c.source();
+    }
+    false
+}

@@ -1,0 +1,269 @@
+//! The offline attacker: each persona's rule pack finds the design elements
+//! it cares about and raises a concern where the safeguard is not stated
+//! close by. Aggressive by design: it only looks in the immediate block
+//! (or the rule's scope); evaluators look wider.
+
+use super::evidence::{self, EvidenceKind};
+use super::subject;
+use crate::concern::{RawConcern, Rebuttal, RebuttalOutcome};
+use crate::persona::Persona;
+use crate::rule::{Rule, Scope};
+use crate::spec::{LineKind, SectionRole, Spec};
+use std::ops::Range;
+
+/// Lines further apart than this start a new concern for the same rule.
+const CLUSTER_GAP: usize = 6;
+
+fn kind_allowed(rule: &Rule, kind: LineKind) -> bool {
+    if rule.def.in_kinds.is_empty() {
+        return !matches!(kind, LineKind::Heading | LineKind::Blank | LineKind::Html);
+    }
+    let name = match kind {
+        LineKind::Prose => "prose",
+        LineKind::ListItem => "list",
+        LineKind::Table => "table",
+        LineKind::Code => "code",
+        LineKind::Heading => "heading",
+        LineKind::Blank | LineKind::Html => return false,
+    };
+    rule.def.in_kinds.iter().any(|k| k == name)
+}
+
+struct Hit {
+    line: usize,
+    matched: String,
+}
+
+/// Every concern one persona raises on the spec.
+pub fn attack(spec: &Spec, persona: &Persona) -> Vec<RawConcern> {
+    let mut out = Vec::new();
+    for rule in &persona.rules {
+        if !rule.requires.is_empty() && !rule.requires.iter().any(|r| r.is_match(&spec.text)) {
+            continue;
+        }
+        let mut hits: Vec<Hit> = Vec::new();
+        for line in &spec.lines {
+            if !kind_allowed(rule, line.kind) {
+                continue;
+            }
+            let role = spec.sections[line.section].role;
+            if matches!(
+                role,
+                SectionRole::NonGoals | SectionRole::OpenQuestions | SectionRole::Alternatives
+            ) {
+                continue;
+            }
+            if let Some(m) = rule.trigger(&line.text) {
+                hits.push(Hit {
+                    line: line.number,
+                    matched: m.as_str().to_string(),
+                });
+            }
+        }
+        let mut raised = 0;
+        for cluster in clusters(spec, &hits) {
+            if rule.def.max.is_some_and(|max| raised >= max) {
+                break;
+            }
+            if let Some(c) = concern_for(spec, rule, cluster) {
+                out.push(c);
+                raised += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Group hits by section, splitting runs with gaps wider than `CLUSTER_GAP`.
+fn clusters<'h>(spec: &Spec, hits: &'h [Hit]) -> Vec<&'h [Hit]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..=hits.len() {
+        let split = i == hits.len()
+            || spec.lines[hits[i].line - 1].section != spec.lines[hits[i - 1].line - 1].section
+            || hits[i].line - hits[i - 1].line > CLUSTER_GAP;
+        if split {
+            out.push(&hits[start..i]);
+            start = i;
+        }
+    }
+    out
+}
+
+fn scope_lines(spec: &Spec, scope: Scope, first: usize, last: usize) -> Range<usize> {
+    match scope {
+        Scope::Block => {
+            let a = spec.block_lines(first);
+            let b = spec.block_lines(last);
+            a.start..b.end
+        }
+        Scope::Section => spec.section_lines(spec.lines[first - 1].section),
+        Scope::Document => 1..spec.lines.len() + 1,
+    }
+}
+
+fn concern_for(spec: &Spec, rule: &Rule, cluster: &[Hit]) -> Option<RawConcern> {
+    let first = cluster.first()?.line;
+    let last = cluster.last()?.line;
+    let scope = scope_lines(spec, rule.def.scope, first, last);
+    let found = evidence::find(spec, &rule.safeguards, scope);
+    if found.iter().any(|e| e.kind == EvidenceKind::Affirmed) {
+        return None;
+    }
+    let section_idx = spec.lines[first - 1].section;
+    let section = spec.section_path(section_idx);
+    let mut subject: Vec<String> = Vec::new();
+    for h in cluster {
+        let m = h.matched.trim().to_lowercase();
+        if !subject.contains(&m) {
+            subject.push(m);
+        }
+    }
+    for n in first..=last {
+        for c in subject::components(&spec.lines[n - 1].text) {
+            if !subject.contains(&c) && subject.len() < 6 {
+                subject.push(c);
+            }
+        }
+    }
+    let what = cluster[0].matched.trim().to_string();
+    let title = rule.def.title.replace("{subject}", &what);
+    let where_ = if first == last {
+        format!("Line {first}")
+    } else {
+        format!("Lines {first}-{last}")
+    };
+    let mut detail = format!(
+        "{where_} ({section}) describe{} {what}, but the spec does not state {}. {}",
+        if first == last { "s" } else { "" },
+        rule.def.missing.trim_end_matches('.'),
+        rule.def.impact.trim()
+    );
+    if let Some(neg) = found.iter().find(|e| e.kind == EvidenceKind::Negated) {
+        detail.push_str(&format!(
+            " Line {} says it is absent (\"{}\").",
+            neg.line,
+            excerpt(&spec.lines[neg.line - 1].text)
+        ));
+    } else if let Some(d) = found.iter().find(|e| e.kind == EvidenceKind::Deferred) {
+        detail.push_str(&format!(" Line {} only defers it.", d.line));
+    }
+    Some(RawConcern {
+        title,
+        detail,
+        severity: rule.def.severity,
+        lines: Some((first, last)),
+        rule: Some(rule.id().to_string()),
+        section: Some(section),
+        subject,
+    })
+}
+
+pub(crate) fn excerpt(text: &str) -> String {
+    let t = text.trim().trim_start_matches(['-', '*', '|', ' ']).trim();
+    if t.chars().count() > 100 {
+        let cut: String = t.chars().take(97).collect();
+        format!("{cut}...")
+    } else {
+        t.to_string()
+    }
+}
+
+/// Is line `n` relevant evidence for a concern with these lines and subject?
+/// It is when it sits in the same block as the concern, or within two lines
+/// of it, or names the concern's components (or, when the concern names no
+/// component, its design element).
+pub fn relevant(
+    spec: &Spec,
+    lines: Option<(usize, usize)>,
+    subject_terms: &[String],
+    n: usize,
+) -> bool {
+    let Some(line) = spec.line(n) else {
+        return false;
+    };
+    if let Some((a, b)) = lines {
+        if n + 2 >= a && n <= b + 2 {
+            return true;
+        }
+        let block = spec.line(a).map(|l| l.block);
+        if block == Some(line.block) {
+            return true;
+        }
+    }
+    // Prefer the concern's component names (Postgres, `orders`, /events):
+    // a generic design word like "call" names half the lines of a spec.
+    let mut components: Vec<String> = Vec::new();
+    if let Some((a, b)) = lines {
+        for k in a..=b.min(spec.lines.len()) {
+            for c in subject::components(&spec.lines[k - 1].text) {
+                if !components.contains(&c) {
+                    components.push(c);
+                }
+            }
+        }
+    }
+    if components.is_empty() {
+        components = subject_terms.to_vec();
+    }
+    subject::mentions_any(&line.text, &components)
+}
+
+/// The persona answers a dismissal: accepted when every dismissing vote
+/// cites evidence about this concern, challenged otherwise.
+pub fn rebut(spec: &Spec, concern: &crate::concern::Concern) -> Rebuttal {
+    for v in concern
+        .votes
+        .iter()
+        .filter(|v| v.decision == crate::concern::Decision::Dismiss)
+    {
+        if v.cites.is_empty() {
+            return Rebuttal {
+                outcome: RebuttalOutcome::Challenged,
+                reasoning: format!(
+                    "{} dismissed without citing any line of the spec; a dismissal must point at the mitigation.",
+                    v.evaluator
+                ),
+            };
+        }
+        if let Some(&off) = v
+            .cites
+            .iter()
+            .find(|&&n| !relevant(spec, concern.lines, &concern.subject, n))
+        {
+            let about = spec.line(off).map(|l| excerpt(&l.text)).unwrap_or_default();
+            return Rebuttal {
+                outcome: RebuttalOutcome::Challenged,
+                reasoning: format!(
+                    "line {off} cited by {} (\"{about}\") is about something else: it does not mention {} and is not next to {}, so it does not show this concern is handled.",
+                    v.evaluator,
+                    concern
+                        .subject
+                        .first()
+                        .map(String::as_str)
+                        .unwrap_or("the design element"),
+                    concern.lines_label()
+                ),
+            };
+        }
+    }
+    let cites = concern.dismissal_cites();
+    Rebuttal {
+        outcome: RebuttalOutcome::Accepted,
+        reasoning: format!(
+            "the cited line{} {} address{} {} directly; the dismissal is sound.",
+            if cites.len() == 1 { "" } else { "s" },
+            cites
+                .iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            if cites.len() == 1 { "es" } else { "" },
+            concern
+                .subject
+                .first()
+                .map(String::as_str)
+                .unwrap_or("the concern")
+        ),
+    }
+}

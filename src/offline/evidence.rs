@@ -1,0 +1,166 @@
+//! Finding a safeguard in the spec, and telling a real one from a negated
+//! ("there is no rate limit"), deferred ("we will add retries later") or
+//! merely questioned ("Do we need a replay tool?") mention.
+
+use crate::spec::{LineKind, SectionRole, Spec};
+use regex::Regex;
+use std::ops::Range;
+use std::sync::LazyLock;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EvidenceKind {
+    /// The spec states the safeguard.
+    Affirmed,
+    /// The spec says the safeguard is absent.
+    Negated,
+    /// Mentioned as future work, an open question or a non-goal.
+    Deferred,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Evidence {
+    pub line: usize,
+    pub kind: EvidenceKind,
+    /// The text that matched the safeguard pattern.
+    pub matched: String,
+}
+
+static NEGATION_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(no|not|without|never|lacks?|lacking|missing|none|neither|nor|cannot|can't|don't|doesn't|isn't|aren't|won't|didn't|skips?|skipped|ignores?|ignored|instead of|rather than|nothing)\b").unwrap()
+});
+static NEGATION_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\W*(?:\w+\W+){0,3}?(is|are|was|were|will be|gets?|get)\s+(not|never)\b|^\W*(?:\w+\W+){0,3}?(isn't|aren't|wasn't|weren't|is absent|are absent|is missing|are missing|not (?:needed|required|verified|checked|validated|enforced|used|applied|implemented|set|configured))").unwrap()
+});
+static DEFERRAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(later|tbd|todo|to be decided|to be determined|in (?:the )?future|follow[- ]?up|phase (?:2|two)|v2|not yet|eventually|someday|out of scope|might|maybe|consider(?:ing)?|could add|may add|nice to have)\b").unwrap()
+});
+static CLAUSE_BREAK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[.;!?:,(]|\bbut\b|\bwhile\b|\bwhereas\b|\bso\b|\band\b").unwrap()
+});
+
+/// Classify one match of a safeguard pattern at `start..end` in line `n`.
+pub fn classify(spec: &Spec, n: usize, start: usize, end: usize) -> EvidenceKind {
+    let Some(line) = spec.line(n) else {
+        return EvidenceKind::Deferred;
+    };
+    let role = spec.sections[line.section].role;
+    if matches!(
+        role,
+        SectionRole::OpenQuestions | SectionRole::NonGoals | SectionRole::Alternatives
+    ) {
+        return EvidenceKind::Deferred;
+    }
+    let text = line.text.as_str();
+    // The sentence around the match.
+    let sent_start = text[..start]
+        .rfind(['.', '!', '?', ';'])
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let sent_end = text[end..]
+        .find(['.', '!', '?', ';'])
+        .map(|i| end + i + 1)
+        .unwrap_or(text.len());
+    let sentence = &text[sent_start..sent_end];
+    if sentence.trim_end().ends_with('?') {
+        return EvidenceKind::Deferred;
+    }
+    if line.kind == LineKind::Code {
+        // Code and config rarely negate in words ("NOT NULL" is not a negation).
+        return EvidenceKind::Affirmed;
+    }
+    let before = &text[sent_start..start];
+    let clause = match CLAUSE_BREAK.find_iter(before).last() {
+        Some(m) => &before[m.end()..],
+        None => before,
+    };
+    if NEGATION_BEFORE.is_match(clause) || NEGATION_AFTER.is_match(&text[end..sent_end]) {
+        return EvidenceKind::Negated;
+    }
+    if DEFERRAL.is_match(sentence) {
+        return EvidenceKind::Deferred;
+    }
+    EvidenceKind::Affirmed
+}
+
+/// All mentions of any of `patterns` in `lines` (1-based, end exclusive),
+/// skipping headings, one per line (the most affirmative one).
+pub fn find(spec: &Spec, patterns: &[Regex], lines: Range<usize>) -> Vec<Evidence> {
+    let mut out = Vec::new();
+    let end = lines.end.min(spec.lines.len() + 1);
+    for n in lines.start.max(1)..end {
+        let line = &spec.lines[n - 1];
+        if matches!(line.kind, LineKind::Heading | LineKind::Blank) {
+            continue;
+        }
+        let mut best: Option<Evidence> = None;
+        for p in patterns {
+            for m in p.find_iter(&line.text) {
+                let kind = classify(spec, n, m.start(), m.end());
+                let better = match &best {
+                    None => true,
+                    Some(b) => rank(kind) > rank(b.kind),
+                };
+                if better {
+                    best = Some(Evidence {
+                        line: n,
+                        kind,
+                        matched: m.as_str().to_string(),
+                    });
+                }
+            }
+        }
+        out.extend(best);
+    }
+    out
+}
+
+fn rank(k: EvidenceKind) -> u8 {
+    match k {
+        EvidenceKind::Affirmed => 2,
+        EvidenceKind::Deferred => 1,
+        EvidenceKind::Negated => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rule::compile;
+
+    fn kinds(doc: &str, pat: &str) -> Vec<(usize, EvidenceKind)> {
+        let spec = Spec::parse(None, doc.to_string());
+        find(&spec, &[compile(pat).unwrap()], 1..spec.lines.len() + 1)
+            .into_iter()
+            .map(|e| (e.line, e.kind))
+            .collect()
+    }
+
+    #[test]
+    fn affirmed_negated_deferred() {
+        let doc = "# D\n\nCalls have a 3 s timeout.\nThere is no timeout on the export call.\nThe call runs without a timeout.\nWe will add a timeout later.\nShould the call have a timeout?\nThe timeout is not configured.\n";
+        assert_eq!(
+            kinds(doc, "timeout"),
+            vec![
+                (3, EvidenceKind::Affirmed),
+                (4, EvidenceKind::Negated),
+                (5, EvidenceKind::Negated),
+                (6, EvidenceKind::Deferred),
+                (7, EvidenceKind::Deferred),
+                (8, EvidenceKind::Negated),
+            ]
+        );
+    }
+
+    #[test]
+    fn negation_in_an_earlier_clause_does_not_count() {
+        let doc = "# D\n\nNo login is needed for the health check, and requests are rate limited per key.\n";
+        assert_eq!(kinds(doc, "rate limit"), vec![(3, EvidenceKind::Affirmed)]);
+    }
+
+    #[test]
+    fn open_questions_section_is_deferred_and_code_is_affirmed() {
+        let doc = "# D\n\n## Open questions\n\n- A replay tool for events.\n\n## Schema\n\n```sql\nemail TEXT NOT NULL UNIQUE\n```\n";
+        assert_eq!(kinds(doc, "replay"), vec![(5, EvidenceKind::Deferred)]);
+        assert_eq!(kinds(doc, "unique"), vec![(10, EvidenceKind::Affirmed)]);
+    }
+}

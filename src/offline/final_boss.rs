@@ -1,0 +1,71 @@
+//! The offline final boss: the UX architect's questions (is there a user
+//! problem, who is better off, how success is measured, rollout and
+//! rollback) answered from the spec's own text, using the checks in
+//! `personas/ux_architect.toml`.
+
+use super::evidence::{self, EvidenceKind};
+use crate::concern::Severity;
+use crate::persona::Persona;
+use crate::roles::{FinalBossFinding, FinalBossReview, FinalBossVerdict};
+use crate::rule::compile;
+use crate::spec::Spec;
+
+pub fn review(spec: &Spec, persona: &Persona, surviving: usize) -> FinalBossReview {
+    let mut findings = Vec::new();
+    let mut fundamental_missing = false;
+    let mut answered = Vec::new();
+    for check in &persona.checks {
+        let patterns: Vec<regex::Regex> = check
+            .evidence
+            .iter()
+            .filter_map(|p| compile(p).ok())
+            .collect();
+        let found: Vec<usize> = evidence::find(spec, &patterns, 1..spec.lines.len() + 1)
+            .into_iter()
+            .filter(|e| e.kind == EvidenceKind::Affirmed)
+            .map(|e| e.line)
+            .collect();
+        if found.is_empty() {
+            fundamental_missing |= check.fundamental;
+            findings.push(FinalBossFinding {
+                check: check.id.clone(),
+                severity: if check.fundamental {
+                    Severity::High
+                } else {
+                    Severity::Medium
+                },
+                finding: format!("{} {}", check.question.trim(), check.finding.trim()),
+                lines: Vec::new(),
+            });
+        } else {
+            answered.push(format!("{} (line {})", check.id, found[0]));
+        }
+    }
+    if surviving >= 8 {
+        findings.push(FinalBossFinding {
+            check: "lost_in_weeds".to_string(),
+            severity: Severity::Medium,
+            finding: format!(
+                "{surviving} technical concerns still require revision; settle them before judging whether users are better off."
+            ),
+            lines: Vec::new(),
+        });
+    }
+    let verdict = if fundamental_missing {
+        FinalBossVerdict::Reconsider
+    } else if findings.is_empty() {
+        FinalBossVerdict::Pass
+    } else {
+        FinalBossVerdict::Refine
+    };
+    let summary = if answered.is_empty() {
+        "the spec answers none of the user-level questions".to_string()
+    } else {
+        format!("answered: {}", answered.join(", "))
+    };
+    FinalBossReview {
+        verdict,
+        findings,
+        summary,
+    }
+}

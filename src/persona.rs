@@ -1,0 +1,99 @@
+//! A persona: an adversary (or the final boss) with its verbatim prompt for
+//! model providers and its offline rule pack.
+
+use crate::rule::{Rule, RuleDef};
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PersonaDef {
+    pub name: String,
+    pub prefix: String,
+    pub description: String,
+    /// The persona prompt, verbatim from the seed; used by model providers.
+    pub prompt: String,
+    /// `adversary` (default) or `final_boss`.
+    #[serde(default = "default_kind")]
+    pub kind: String,
+    #[serde(default, rename = "rules")]
+    pub rules: Vec<RuleDef>,
+    /// Final-boss checks (only for `kind = "final_boss"`).
+    #[serde(default)]
+    pub checks: Vec<CheckDef>,
+}
+
+fn default_kind() -> String {
+    "adversary".to_string()
+}
+
+/// A final-boss question and the evidence that answers it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckDef {
+    pub id: String,
+    pub question: String,
+    /// Patterns that show the spec answers the question.
+    pub evidence: Vec<String>,
+    /// Finding text when no evidence is found.
+    pub finding: String,
+    /// `fundamental` checks failing make the verdict RECONSIDER.
+    #[serde(default)]
+    pub fundamental: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Persona {
+    pub name: String,
+    pub prefix: String,
+    pub description: String,
+    pub prompt: String,
+    pub is_final_boss: bool,
+    pub rules: Vec<Rule>,
+    pub checks: Vec<CheckDef>,
+}
+
+impl Persona {
+    pub fn from_def(def: PersonaDef) -> Result<Persona, String> {
+        let is_final_boss = match def.kind.as_str() {
+            "adversary" => false,
+            "final_boss" => true,
+            other => return Err(format!("unknown kind `{other}` (adversary or final_boss)")),
+        };
+        if def.prefix.is_empty()
+            || def.prefix.len() > 8
+            || !def.prefix.chars().all(|c| c.is_ascii_uppercase())
+        {
+            return Err(format!(
+                "prefix `{}` must be 1-8 uppercase ASCII letters",
+                def.prefix
+            ));
+        }
+        let mut seen = std::collections::HashSet::new();
+        let mut rules = Vec::with_capacity(def.rules.len());
+        for r in def.rules {
+            if !seen.insert(r.id.clone()) {
+                return Err(format!("duplicate rule id `{}`", r.id));
+            }
+            rules.push(Rule::compile(r)?);
+        }
+        for c in &def.checks {
+            for p in &c.evidence {
+                crate::rule::compile(p)
+                    .map_err(|e| format!("check `{}`: bad pattern `{p}`: {e}", c.id))?;
+            }
+        }
+        Ok(Persona {
+            name: def.name,
+            prefix: def.prefix,
+            description: def.description,
+            prompt: def.prompt,
+            is_final_boss,
+            rules,
+            checks: def.checks,
+        })
+    }
+
+    pub fn rule(&self, id: &str) -> Option<&Rule> {
+        self.rules.iter().find(|r| r.id() == id)
+    }
+}

@@ -1,0 +1,59 @@
+//! A persona's response protocol: what counts as a valid dismissal of its
+//! concerns. Model evaluators get the text; the offline strict evaluator uses
+//! the `[offline]` part.
+
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Protocol {
+    pub name: String,
+    #[serde(default)]
+    pub valid_dismissal: String,
+    #[serde(default)]
+    pub invalid_dismissal: String,
+    #[serde(default)]
+    pub valid_acceptance: String,
+    pub rule: String,
+    #[serde(default)]
+    pub offline: OfflineProtocol,
+}
+
+/// How the offline strict evaluator applies the protocol.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct OfflineProtocol {
+    /// Evidence sentences containing one of these are not valid dismissals
+    /// ("unlikely", "later", ...).
+    #[serde(default)]
+    pub invalid_phrases: Vec<String>,
+    /// A dismissal must also show one of these near the evidence (e.g. a
+    /// justification for complexity: "because", "required").
+    #[serde(default)]
+    pub require_justification: Vec<String>,
+    /// How many lines around the concern the strict evaluator searches.
+    #[serde(default = "default_window")]
+    pub window: usize,
+}
+
+fn default_window() -> usize {
+    3
+}
+
+impl Protocol {
+    /// The protocol as prompt text for model evaluators.
+    pub fn as_prompt(&self) -> String {
+        let mut s = format!("Response protocol for {}:\n", self.name);
+        for (label, text) in [
+            ("Valid dismissal", &self.valid_dismissal),
+            ("Invalid dismissal", &self.invalid_dismissal),
+            ("Valid acceptance", &self.valid_acceptance),
+        ] {
+            if !text.trim().is_empty() {
+                s.push_str(&format!("{label}:\n{}\n", text.trim()));
+            }
+        }
+        s.push_str(&format!("Rule: {}\n", self.rule.trim()));
+        s
+    }
+}
