@@ -32,6 +32,12 @@ impl CliProvider {
         })
     }
 
+    /// Runs `program` instead of the CLI's usual name (tests, wrappers).
+    pub fn with_program(mut self, program: &str) -> CliProvider {
+        self.program = program.to_string();
+        self
+    }
+
     /// The arguments after the program name.
     pub fn args(&self) -> Vec<String> {
         let m = self.model.clone();

@@ -81,10 +81,28 @@ impl LitellmProvider {
             max_concurrent_requests: 0,
             rpm: 0,
             tpm: 0,
-            timeout: self.timeout_secs.max(1),
+            // litellm's Anthropic client insists on a 10 s connect timeout and
+            // a request timeout no shorter; our own per-call timeout in
+            // client.rs is the one that counts.
+            timeout: if self.kind == ProviderKind::Anthropic {
+                self.timeout_secs.max(10)
+            } else {
+                self.timeout_secs.max(1)
+            },
             // Retries happen once, in retry.rs.
             max_retries: 0,
             models: vec![self.model.clone()],
+            settings: if self.kind == ProviderKind::Anthropic {
+                // New Claude models must work before litellm's list knows them.
+                [(
+                    "allow_unknown_models".to_string(),
+                    serde_json::Value::Bool(true),
+                )]
+                .into_iter()
+                .collect()
+            } else {
+                Default::default()
+            },
             ..ProviderConfig::default()
         }
     }
@@ -99,6 +117,9 @@ impl LitellmProvider {
                     // One bad reply must not put the only deployment in cooldown.
                     allowed_fails: u32::MAX,
                     min_requests: u32::MAX,
+                    // A 429 or timeout would otherwise bench the deployment;
+                    // our retry loop does the waiting (Retry-After included).
+                    cooldown_time_secs: 0,
                     timeout_secs: self.timeout_secs.max(1),
                     enable_pre_call_checks: false,
                     ..RouterConfig::default()

@@ -33,6 +33,8 @@ use tokio::sync::Semaphore;
 #[derive(Clone)]
 pub struct ModelRun {
     pub settings: ModelSettings,
+    /// The retry policy of every call (tests shorten the waits).
+    pub retry: RetryPolicy,
     recorder: Arc<Mutex<Option<Arc<Recorder>>>>,
     redacted: Arc<AtomicUsize>,
 }
@@ -41,6 +43,7 @@ impl ModelRun {
     pub fn new(settings: ModelSettings) -> ModelRun {
         ModelRun {
             settings,
+            retry: RetryPolicy::default(),
             recorder: Arc::new(Mutex::new(None)),
             redacted: Arc::new(AtomicUsize::new(0)),
         }
@@ -113,7 +116,7 @@ impl ModelRun {
         let call = CallSettings {
             timeout: s.timeout,
             deadline: s.deadline.map(|d| Instant::now() + d),
-            retry: RetryPolicy::default(),
+            retry: self.retry,
             recorder,
             secrets: Arc::new(secrets),
             redacted: self.redacted.clone(),
@@ -200,11 +203,11 @@ impl ModelRun {
         events: EventSink<'_>,
     ) -> Result<Verdict, Error> {
         for n in &self.settings.notes {
-            events(Event::Warning(n.clone()));
+            events(Event::Note(n.clone()));
         }
         let found = super::redact::redact(&spec.text).count;
         if found > 0 {
-            events(Event::Warning(format!(
+            events(Event::Note(format!(
                 "redacted {found} secret(s) from the spec before sending it to any model"
             )));
         }
@@ -218,7 +221,7 @@ impl ModelRun {
             if let Some(e) = rec.take_error() {
                 events(Event::Warning(e));
             } else if rec.calls() > 0 {
-                events(Event::Warning(format!(
+                events(Event::Note(format!(
                     "saved {} model call(s) to {}",
                     rec.calls(),
                     rec.dir().display()
