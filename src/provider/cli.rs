@@ -15,9 +15,9 @@ use std::process::Stdio;
 use tokio::io::AsyncWriteExt;
 
 pub struct CliProvider {
-    full: String,
+    display: String,
     kind: ProviderKind,
-    model: String,
+    remote_model: String,
     program: String,
 }
 
@@ -25,9 +25,9 @@ impl CliProvider {
     /// `None` when `name` is not a CLI model.
     pub fn new(name: &ModelName) -> Option<CliProvider> {
         Some(CliProvider {
-            full: name.to_string(),
+            display: name.to_string(),
             kind: name.kind,
-            model: name.model.clone(),
+            remote_model: name.model.clone(),
             program: name.kind.program()?.to_string(),
         })
     }
@@ -40,7 +40,7 @@ impl CliProvider {
 
     /// The arguments after the program name.
     pub fn args(&self) -> Vec<String> {
-        let m = self.model.clone();
+        let m = self.remote_model.clone();
         match self.kind {
             ProviderKind::Codex => vec![
                 "exec".into(),
@@ -219,7 +219,7 @@ pub fn parse_claude(stdout: &str) -> Result<Completion, String> {
 
 impl Provider for CliProvider {
     fn model(&self) -> &str {
-        &self.full
+        &self.display
     }
 
     fn complete<'a>(

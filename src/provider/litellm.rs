@@ -25,9 +25,9 @@ use std::sync::{Arc, LazyLock};
 use tokio::sync::OnceCell;
 
 pub struct LitellmProvider {
-    full: String,
+    display: String,
     kind: ProviderKind,
-    model: String,
+    remote_model: String,
     api_key: Option<String>,
     base_url: Option<String>,
     timeout_secs: u64,
@@ -42,9 +42,9 @@ impl LitellmProvider {
         timeout_secs: u64,
     ) -> LitellmProvider {
         LitellmProvider {
-            full: name.to_string(),
+            display: name.to_string(),
             kind: name.kind,
-            model: name.model.clone(),
+            remote_model: name.model.clone(),
             api_key,
             base_url,
             timeout_secs,
@@ -91,7 +91,7 @@ impl LitellmProvider {
             },
             // Retries happen once, in retry.rs.
             max_retries: 0,
-            models: vec![self.model.clone()],
+            models: vec![self.remote_model.clone()],
             settings: if self.kind == ProviderKind::Anthropic {
                 // New Claude models must work before litellm's list knows them.
                 [(
@@ -151,7 +151,7 @@ impl LitellmProvider {
             ..CompletionOptions::default()
         };
         let response = router
-            .complete(&self.model, messages, options)
+            .complete(&self.remote_model, messages, options)
             .await
             .map_err(|e| classify(e, self.api_key.as_deref()))?;
         let text = response
@@ -185,7 +185,7 @@ impl LitellmProvider {
                 usage.estimated = true;
             }
         }
-        usage.cost_usd = cost(self.kind, &self.model, &usage);
+        usage.cost_usd = cost(self.kind, &self.remote_model, &usage);
         Ok(Completion { text, usage })
     }
 }
@@ -303,7 +303,7 @@ fn classify(e: litellm_rs::LiteLLMError, key: Option<&str>) -> ProviderError {
 
 impl Provider for LitellmProvider {
     fn model(&self) -> &str {
-        &self.full
+        &self.display
     }
 
     fn complete<'a>(

@@ -29,6 +29,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use tokio::sync::Semaphore;
 
+/// Makes the provider for a model name (real ones, or fakes in tests).
+pub type MakeProvider<'a> =
+    dyn FnMut(&ModelName, &dyn Probe) -> Result<Arc<dyn Provider>, UsageError> + 'a;
+
 /// The model side of a run: settings plus what the run accumulates.
 #[derive(Clone)]
 pub struct ModelRun {
@@ -84,7 +88,7 @@ impl ModelRun {
         options: RunOptions,
         final_boss: bool,
         probe: &dyn Probe,
-        make: &mut dyn FnMut(&ModelName, &dyn Probe) -> Result<Arc<dyn Provider>, UsageError>,
+        make: &mut MakeProvider<'_>,
     ) -> Result<Gauntlet, Error> {
         let s = &self.settings;
         let offline = Gauntlet::offline(catalog.clone(), options.clone(), final_boss);
