@@ -33,6 +33,9 @@ pub fn run_spec(
         events(Event::Warning(w.clone()));
     }
     if args.dry_run {
+        for n in &config.models.settings.notes {
+            events(Event::Note(n.clone()));
+        }
         let plan = crate::provider::plan::Plan::estimate(
             &config.models.settings,
             &config.catalog,

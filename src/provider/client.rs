@@ -134,3 +134,86 @@ impl ModelClient {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::fake::FakeProvider;
+
+    fn client(fake: Arc<FakeProvider>, permits: usize, settings: CallSettings) -> ModelClient {
+        ModelClient::new(fake, Arc::new(Semaphore::new(permits)), settings)
+    }
+
+    fn req(prompt: &str) -> CompletionRequest {
+        CompletionRequest {
+            system: "sys".into(),
+            prompt: prompt.into(),
+            max_tokens: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn secrets_are_redacted_before_the_provider_sees_them() {
+        let fake = Arc::new(FakeProvider::new("fake/m", |_| Ok("ok".into())));
+        let settings = CallSettings {
+            secrets: Arc::new(vec!["literal-key-value".into()]),
+            ..CallSettings::default()
+        };
+        let c = client(fake.clone(), 1, settings.clone());
+        let out = c
+            .call("t", req("password = hunter2hunter2 and literal-key-value"))
+            .await;
+        assert_eq!(out.result.unwrap().text, "ok");
+        let seen = fake.received.lock().unwrap()[0].prompt.clone();
+        assert!(
+            !seen.contains("hunter2hunter2") && !seen.contains("literal-key-value"),
+            "{seen}"
+        );
+        assert_eq!(settings.redacted.load(Ordering::Relaxed), 2);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_semaphore_bounds_calls_in_flight() {
+        let fake = Arc::new(
+            FakeProvider::new("fake/m", |_| Ok("ok".into())).with_delay(Duration::from_millis(100)),
+        );
+        let c = client(fake, 2, CallSettings::default());
+        crate::provider::redact::redact("warm up the patterns");
+        let t = Instant::now();
+        futures::future::join_all((0..4).map(|i| c.call("t", req(&i.to_string())))).await;
+        // 4 calls, 2 at a time, 100 ms each: two waves.
+        assert!(
+            t.elapsed() >= Duration::from_millis(195),
+            "{:?}",
+            t.elapsed()
+        );
+    }
+
+    #[tokio::test]
+    async fn the_run_deadline_cuts_a_call_short_without_retrying() {
+        let fake = Arc::new(
+            FakeProvider::new("fake/m", |_| Ok("ok".into())).with_delay(Duration::from_secs(5)),
+        );
+        let settings = CallSettings {
+            deadline: Some(Instant::now() + Duration::from_millis(150)),
+            ..CallSettings::default()
+        };
+        let c = client(fake.clone(), 1, settings);
+        let t = Instant::now();
+        let out = c.call("t", req("x")).await;
+        assert_eq!(out.result.unwrap_err(), ProviderError::Deadline);
+        // The 5 s reply was not waited for, and never retried.
+        assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+        assert!(fake.calls() <= 1);
+        assert_eq!(out.usage.calls, 1);
+    }
+
+    #[tokio::test]
+    async fn an_empty_reply_is_an_error() {
+        let fake = Arc::new(FakeProvider::new("fake/m", |_| Ok("  \n".into())));
+        let out = client(fake, 1, CallSettings::default())
+            .call("t", req("x"))
+            .await;
+        assert_eq!(out.result.unwrap_err(), ProviderError::Empty);
+    }
+}

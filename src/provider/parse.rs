@@ -120,7 +120,8 @@ fn numbers(v: Option<&Value>) -> Vec<usize> {
         Some(Value::Number(n)) => n.as_u64().map(|n| vec![n as usize]).unwrap_or_default(),
         Some(Value::String(s)) => {
             let mut out = Vec::new();
-            for m in Regex::new(r"\d{1,6}").unwrap().find_iter(s) {
+            static NUMBER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"[0-9]{1,6}").unwrap());
+            for m in NUMBER.find_iter(s) {
                 if let Ok(n) = m.as_str().parse() {
                     out.push(n);
                 }
