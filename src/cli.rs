@@ -156,6 +156,6 @@ pub struct RunArgs {
     pub dry_run: bool,
 
     /// Use the offline engine in every role, whatever is installed or configured.
-    #[arg(long, env = "GAUNTLET_OFFLINE", conflicts_with_all = ["attack_model", "eval_models", "final_boss_model"])]
+    #[arg(long, env = "GAUNTLET_OFFLINE", value_parser = clap::builder::BoolishValueParser::new(), conflicts_with_all = ["attack_model", "eval_models", "final_boss_model"])]
     pub offline: bool,
 }

@@ -390,3 +390,25 @@ async fn unknown_output_and_missing_cli_are_provider_errors() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn gauntlet_offline_env_forces_offline_with_clis_installed() {
+    let env = env();
+    fake_clis(&env.bin);
+    for (value, offline) in [("1", true), ("true", true), ("0", false)] {
+        let o = Command::new(env!("CARGO_BIN_EXE_gauntlet"))
+            .args(["--dry-run", "spec.md"])
+            .current_dir(&env.cwd)
+            .env("PATH", format!("{}:/usr/bin:/bin", env.bin.display()))
+            .env("GAUNTLET_OFFLINE", value)
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(
+            out.contains("Attack model: offline"),
+            offline,
+            "GAUNTLET_OFFLINE={value}: {out}"
+        );
+    }
+}
