@@ -137,7 +137,8 @@ async fn run_with(
     };
     let g = run
         .gauntlet_with(catalog, options, false, &SystemProbe, &mut |m, _| {
-            let key = (m.kind == ProviderKind::Anthropic).then(|| "test-key-123456".to_string());
+            let key = matches!(m.kind, ProviderKind::Anthropic | ProviderKind::OpenAi)
+                .then(|| "sk-test-key-123456".to_string());
             Ok(
                 Arc::new(LitellmProvider::new(m, key, Some(base.clone()), timeout))
                     as Arc<dyn Provider>,
@@ -371,7 +372,7 @@ async fn anthropic_messages_api() {
         reqs[0]
             .headers
             .to_ascii_lowercase()
-            .contains("x-api-key: test-key-123456")
+            .contains("x-api-key: sk-test-key-123456")
     );
     // Cost from the price table: a known Claude model is not free.
     assert!(v.stats.cost_usd > 0.0, "{}", v.stats.cost_usd);
@@ -400,4 +401,30 @@ async fn secrets_never_reach_the_server() {
     }
     // Three secrets in every one of the 6 prompts (each carries the spec).
     assert_eq!(run.redacted(), 3 * bodies.len());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openai_provider_with_a_local_base_url() {
+    let server = MockServer::start(Api::OpenAi, |r, _| {
+        Reply::Text(good(&r.prompt, Style::Json))
+    })
+    .await;
+    let (v, _) = run_with(&server, ProviderKind::OpenAi, SPEC, |run| {
+        for m in [&mut run.settings.attack, &mut run.settings.final_boss] {
+            m.model = "gpt-4o-mini".into();
+        }
+        run.settings.eval[0].model = "gpt-4o-mini".into();
+    })
+    .await;
+    assert_expected(&v);
+    let reqs = server.requests();
+    assert!(
+        reqs[0]
+            .headers
+            .to_ascii_lowercase()
+            .contains("authorization: bearer sk-test-key-123456")
+    );
+    // The key goes in the header only, never in what is saved or sent as text.
+    assert!(reqs.iter().all(|r| !r.body.contains("sk-test-key-123456")));
+    assert!(v.stats.cost_usd > 0.0);
 }
