@@ -32,9 +32,33 @@ pub fn run_spec(
     for w in &loaded.warnings {
         events(Event::Warning(w.clone()));
     }
+    if args.dry_run {
+        for n in &config.models.settings.notes {
+            events(Event::Note(n.clone()));
+        }
+        let plan = crate::provider::plan::Plan::estimate(
+            &config.models.settings,
+            &config.catalog,
+            &config.options,
+            config.final_boss,
+            &loaded.spec,
+        );
+        plan.write(&config.models.settings, out)
+            .map_err(|source| RunError::Write {
+                path: "<stdout>".to_string(),
+                source,
+            })?;
+        return Ok(crate::exit_code::PASS);
+    }
     let gauntlet = config.gauntlet()?;
     let persistence = config.persistence(args.no_store)?;
-    let mut verdict = gauntlet.run_blocking(&loaded.spec, persistence.filter(), events);
+    let mut verdict = if config.is_offline() {
+        gauntlet.run_blocking(&loaded.spec, persistence.filter(), events)
+    } else {
+        config
+            .models
+            .run(&gauntlet, &loaded.spec, persistence.filter(), events)?
+    };
     verdict.warnings.splice(0..0, loaded.warnings);
     for note in persistence.record(&loaded.spec, &verdict)? {
         events(Event::Warning(note));

@@ -120,4 +120,42 @@ pub struct RunArgs {
     /// When to color the text report (NO_COLOR is respected in auto).
     #[arg(long, value_enum, default_value = "auto")]
     pub color: ColorArg,
+
+    /// Model for attackers and rebuttals: PROVIDER/MODEL (openai, anthropic,
+    /// gemini, openrouter, ollama, openai-compatible, codex, gemini-cli,
+    /// claude-cli) or `offline`. Default: auto (see docs), else offline.
+    #[arg(long, value_name = "MODEL")]
+    pub attack_model: Option<String>,
+
+    /// Models for evaluation, comma separated; the first also adjudicates.
+    #[arg(long, value_delimiter = ',', value_name = "MODELS")]
+    pub eval_models: Vec<String>,
+
+    /// Model for the final boss review (implies --final-boss).
+    #[arg(long, value_name = "MODEL")]
+    pub final_boss_model: Option<String>,
+
+    /// Base URL for openai-compatible and ollama models.
+    #[arg(long, value_name = "URL")]
+    pub api_base: Option<String>,
+
+    /// Seconds per model call before it times out [default: 120].
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<u64>,
+
+    /// Concurrent calls per model provider [default: 8].
+    #[arg(long, value_name = "N")]
+    pub max_concurrency: Option<u32>,
+
+    /// Seconds for the whole run; calls still pending then fail (verdict incomplete).
+    #[arg(long, value_name = "SECS")]
+    pub deadline: Option<u64>,
+
+    /// Print the plan (models per role, estimated calls and tokens) and call nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Use the offline engine in every role, whatever is installed or configured.
+    #[arg(long, env = "GAUNTLET_OFFLINE", value_parser = clap::builder::BoolishValueParser::new(), conflicts_with_all = ["attack_model", "eval_models", "final_boss_model"])]
+    pub offline: bool,
 }

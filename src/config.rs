@@ -12,6 +12,8 @@ pub struct Config {
     pub catalog: Arc<Catalog>,
     pub options: RunOptions,
     pub final_boss: bool,
+    /// Which model answers each role (all `offline` by default).
+    pub models: crate::provider::ModelRun,
 }
 
 impl Config {
@@ -26,26 +28,24 @@ impl Config {
                 rebuttals: !args.no_rebuttals,
                 fail_on: args.fail_on.into(),
             },
-            final_boss: args.final_boss,
+            final_boss: args.final_boss || args.final_boss_model.is_some(),
+            models: crate::provider::ModelRun::from_args(args)?,
         })
     }
 }
 
 impl Config {
-    /// The roles this run uses. Offline in every role for now; model
-    /// providers plug in here.
+    /// The roles this run uses: the offline engine, or models where the
+    /// model settings name them (`provider::ModelRun`).
     pub fn gauntlet(&self) -> Result<crate::pipeline::Gauntlet, Error> {
-        Ok(crate::pipeline::Gauntlet::offline(
-            self.catalog.clone(),
-            self.options.clone(),
-            self.final_boss,
-        ))
+        self.models
+            .gauntlet(self.catalog.clone(), self.options.clone(), self.final_boss)
     }
 
     /// True when every role runs on the offline engine (no I/O, so batch
     /// review can spread specs over all cores).
     pub fn is_offline(&self) -> bool {
-        true
+        self.models.is_offline()
     }
 
     /// The store and stats hooks for this run.

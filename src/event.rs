@@ -27,6 +27,12 @@ impl Phase {
 #[derive(Debug, Clone)]
 pub enum Event {
     PhaseStarted(Phase),
-    PhaseFinished { phase: Phase, summary: String },
+    PhaseFinished {
+        phase: Phase,
+        summary: String,
+    },
     Warning(String),
+    /// Something the user should know that is not a problem (which model
+    /// was chosen and why, where the run was saved).
+    Note(String),
 }

@@ -43,12 +43,16 @@ impl Progress {
                 pb.println(format!("  {}: {summary}", phase.label()))
             }
             (Some(pb), Event::Warning(w)) => pb.println(format!("gauntlet: warning: {w}")),
+            (Some(pb), Event::Note(n)) => pb.println(format!("gauntlet: {n}")),
             (None, Event::PhaseStarted(_)) => {}
             (None, Event::PhaseFinished { phase, summary }) => {
                 let _ = writeln!(std::io::stderr(), "gauntlet: {}: {summary}", phase.label());
             }
             (None, Event::Warning(w)) => {
                 let _ = writeln!(std::io::stderr(), "gauntlet: warning: {w}");
+            }
+            (None, Event::Note(n)) => {
+                let _ = writeln!(std::io::stderr(), "gauntlet: {n}");
             }
         }
     }

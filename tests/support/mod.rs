@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod mock_llm;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -75,7 +77,9 @@ impl Run {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .env_remove("NO_COLOR")
-            .env("GAUNTLET_TEST", "1");
+            .env("GAUNTLET_TEST", "1")
+            // Never call real models from tests, whatever is installed.
+            .env("GAUNTLET_OFFLINE", "1");
         let tmp;
         match &self.cwd {
             Some(c) => {
