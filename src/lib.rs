@@ -30,6 +30,7 @@ pub mod persona;
 pub mod pipeline;
 pub mod progress;
 pub mod protocol;
+pub mod quantity;
 pub mod render;
 pub mod roles;
 pub mod rule;

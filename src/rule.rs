@@ -50,6 +50,41 @@ pub struct RuleDef {
     /// Which kinds of line may trigger: prose, list, table, code, heading.
     #[serde(default)]
     pub in_kinds: Vec<String>,
+    /// The trigger's block (paragraph, list, table) must also match one of
+    /// these, e.g. a client timestamp only matters next to "ordered by".
+    #[serde(default)]
+    pub near: Vec<String>,
+    /// A line of a Goals section must match one of these for the rule to
+    /// apply; the concern cites that goal ("the design does not reach it").
+    #[serde(default)]
+    pub goals: Vec<String>,
+    /// A built-in check run instead of (or besides) the trigger scan; see
+    /// `offline::checks` and personas/README.md.
+    #[serde(default)]
+    pub check: Option<Check>,
+    /// For `check = "two-of"`: names of interchangeable technologies; the
+    /// rule fires when trigger lines name two different ones.
+    #[serde(default)]
+    pub distinct: Vec<String>,
+}
+
+/// Built-in checks that need more than a pattern: they compare numbers or
+/// relate lines across the document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Check {
+    /// Trigger lines name two different entries of `distinct`.
+    TwoOf,
+    /// Stored volume per day against a stated disk or storage capacity.
+    Capacity,
+    /// A scheduled job whose stated duration exceeds its interval.
+    JobOverlap,
+    /// A polling interval longer than a stated latency goal.
+    PollingLatency,
+    /// Service A calls B and B calls A, synchronously.
+    CallCycle,
+    /// "We never store X" in one place, X stored in another.
+    Contradiction,
 }
 
 /// A rule with its patterns compiled.
@@ -60,6 +95,9 @@ pub struct Rule {
     pub exclude: Vec<Regex>,
     pub safeguards: Vec<Regex>,
     pub requires: Vec<Regex>,
+    pub near: Vec<Regex>,
+    pub goals: Vec<Regex>,
+    pub distinct: Vec<Regex>,
 }
 
 pub(crate) fn compile(pattern: &str) -> Result<Regex, regex::Error> {
@@ -78,7 +116,7 @@ impl Rule {
                 })
                 .collect()
         };
-        if def.triggers.is_empty() {
+        if def.triggers.is_empty() && def.check.is_none() {
             return Err(format!("rule `{}` has no triggers", def.id));
         }
         Ok(Rule {
@@ -86,6 +124,9 @@ impl Rule {
             exclude: all(&def.exclude)?,
             safeguards: all(&def.safeguards)?,
             requires: all(&def.requires)?,
+            near: all(&def.near)?,
+            goals: all(&def.goals)?,
+            distinct: all(&def.distinct)?,
             def,
         })
     }

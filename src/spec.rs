@@ -44,6 +44,8 @@ pub enum SectionRole {
     NonGoals,
     OpenQuestions,
     Alternatives,
+    /// Context, background, motivation, problem: today's system, not the design.
+    Background,
     Preamble,
 }
 
@@ -166,7 +168,16 @@ fn section_role(heading: &str) -> SectionRole {
         SectionRole::OpenQuestions
     } else if has("alternative") || has("rejected") {
         SectionRole::Alternatives
-    } else if has("goal") || has("objective") || has("success") {
+    } else if has("context")
+        || has("background")
+        || has("motivation")
+        || has("problem")
+        || has("current state")
+        || has("today")
+        || h.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ') == "why"
+    {
+        SectionRole::Background
+    } else if has("goal") || has("objective") || has("success") || has("requirement") {
         SectionRole::Goals
     } else {
         SectionRole::Normal
@@ -319,7 +330,11 @@ fn structure(text: &str) -> (Vec<Line>, Vec<Section>) {
             && let Some(p) = parent
             && matches!(
                 sections[p].role,
-                SectionRole::NonGoals | SectionRole::OpenQuestions | SectionRole::Alternatives
+                SectionRole::NonGoals
+                    | SectionRole::OpenQuestions
+                    | SectionRole::Alternatives
+                    | SectionRole::Background
+                    | SectionRole::Goals
             )
         {
             role = sections[p].role;

@@ -3,6 +3,7 @@
 //! close by. Aggressive by design: it only looks in the immediate block
 //! (or the rule's scope); evaluators look wider.
 
+use super::checks;
 use super::evidence::{self, EvidenceKind};
 use super::subject;
 use crate::concern::{RawConcern, Rebuttal, RebuttalOutcome};
@@ -38,37 +39,104 @@ struct Hit {
 pub fn attack(spec: &Spec, persona: &Persona) -> Vec<RawConcern> {
     let mut out = Vec::new();
     for rule in &persona.rules {
-        if !rule.requires.is_empty() && !rule.requires.iter().any(|r| r.is_match(&spec.text)) {
+        out.extend(attack_rule(spec, rule));
+    }
+    out
+}
+
+/// The first line of a Goals section matching one of the rule's `goals`.
+pub fn goal_line(spec: &Spec, rule: &Rule) -> Option<usize> {
+    spec.lines
+        .iter()
+        .find(|l| {
+            spec.sections[l.section].role == SectionRole::Goals
+                && !matches!(l.kind, LineKind::Heading | LineKind::Blank)
+                && rule.goals.iter().any(|g| g.is_match(&l.text))
+        })
+        .map(|l| l.number)
+}
+
+/// The lines that fire a rule: trigger matches on design lines, kept when
+/// the rule's `near` patterns also match the block. Public for `explain`.
+pub fn trigger_hits(spec: &Spec, rule: &Rule) -> Vec<(usize, String)> {
+    let mut hits = Vec::new();
+    for line in &spec.lines {
+        if !kind_allowed(rule, line.kind) {
             continue;
         }
-        let mut hits: Vec<Hit> = Vec::new();
-        for line in &spec.lines {
-            if !kind_allowed(rule, line.kind) {
-                continue;
-            }
-            let role = spec.sections[line.section].role;
-            if matches!(
-                role,
-                SectionRole::NonGoals | SectionRole::OpenQuestions | SectionRole::Alternatives
-            ) {
-                continue;
-            }
-            if let Some(m) = rule.trigger(&line.text) {
-                hits.push(Hit {
-                    line: line.number,
-                    matched: m.as_str().to_string(),
-                });
-            }
+        let role = spec.sections[line.section].role;
+        if !matches!(role, SectionRole::Normal | SectionRole::Preamble) {
+            continue;
         }
-        let mut raised = 0;
-        for cluster in clusters(spec, &hits) {
-            if rule.def.max.is_some_and(|max| raised >= max) {
+        if let Some(m) = rule.trigger(&line.text) {
+            if !rule.near.is_empty() {
+                let block = spec.block_lines(line.number);
+                let near = (block.start..block.end).any(|n| {
+                    rule.near
+                        .iter()
+                        .any(|r| r.is_match(&spec.lines[n - 1].text))
+                });
+                if !near {
+                    continue;
+                }
+            }
+            hits.push((line.number, m.as_str().to_string()));
+        }
+    }
+    hits
+}
+
+/// The concerns one rule raises.
+pub fn attack_rule(spec: &Spec, rule: &Rule) -> Vec<RawConcern> {
+    let mut out = Vec::new();
+    if !rule.requires.is_empty() && !rule.requires.iter().any(|r| r.is_match(&spec.text)) {
+        return out;
+    }
+    let goal = if rule.goals.is_empty() {
+        None
+    } else {
+        match goal_line(spec, rule) {
+            Some(g) => Some(g),
+            None => return out,
+        }
+    };
+    let max = rule.def.max.unwrap_or(usize::MAX);
+    if let Some(check) = rule.def.check {
+        for c in checks::run(spec, rule, check) {
+            if out.len() >= max {
                 break;
             }
-            if let Some(c) = concern_for(spec, rule, cluster) {
-                out.push(c);
-                raised += 1;
+            let hits = [
+                Hit {
+                    line: c.first,
+                    matched: c.what.clone(),
+                },
+                Hit {
+                    line: c.last,
+                    matched: c.what.clone(),
+                },
+            ];
+            let cluster = if c.first == c.last {
+                &hits[..1]
+            } else {
+                &hits[..]
+            };
+            if let Some(k) = concern_for(spec, rule, cluster, Some(&c.note), goal) {
+                out.push(k);
             }
+        }
+        return out;
+    }
+    let hits: Vec<Hit> = trigger_hits(spec, rule)
+        .into_iter()
+        .map(|(line, matched)| Hit { line, matched })
+        .collect();
+    for cluster in clusters(spec, &hits) {
+        if out.len() >= max {
+            break;
+        }
+        if let Some(c) = concern_for(spec, rule, cluster, None, goal) {
+            out.push(c);
         }
     }
     out
@@ -102,12 +170,30 @@ fn scope_lines(spec: &Spec, scope: Scope, first: usize, last: usize) -> Range<us
     }
 }
 
-fn concern_for(spec: &Spec, rule: &Rule, cluster: &[Hit]) -> Option<RawConcern> {
+fn concern_for(
+    spec: &Spec,
+    rule: &Rule,
+    cluster: &[Hit],
+    note: Option<&str>,
+    goal: Option<usize>,
+) -> Option<RawConcern> {
     let first = cluster.first()?.line;
     let last = cluster.last()?.line;
     let scope = scope_lines(spec, rule.def.scope, first, last);
-    let found = evidence::find(spec, &rule.safeguards, scope);
-    if found.iter().any(|e| e.kind == EvidenceKind::Affirmed) {
+    let mut found = evidence::find(spec, &rule.safeguards, scope);
+    found.extend(evidence::universal(spec, &rule.safeguards));
+    if let Some(e) = found.iter().find(|e| e.kind == EvidenceKind::Affirmed) {
+        if std::env::var_os("GAUNTLET_TRACE").is_some() {
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!(
+                    "TRACE {} lines {first}-{last} suppressed by line {} ({})",
+                    rule.id(),
+                    e.line,
+                    e.matched
+                );
+            }
+        }
         return None;
     }
     let section_idx = spec.lines[first - 1].section;
@@ -134,11 +220,22 @@ fn concern_for(spec: &Spec, rule: &Rule, cluster: &[Hit]) -> Option<RawConcern> 
         format!("Lines {first}-{last}")
     };
     let mut detail = format!(
-        "{where_} ({section}) describe{} {what}, but the spec does not state {}. {}",
+        "{where_} ({section}) describe{} {what}, but the spec does not state {}.",
         if first == last { "s" } else { "" },
         rule.def.missing.trim_end_matches('.'),
-        rule.def.impact.trim()
     );
+    if let Some(note) = note {
+        detail.push(' ');
+        detail.push_str(note.trim());
+    }
+    if let Some(g) = goal {
+        detail.push_str(&format!(
+            " The goal on line {g} (\"{}\") is not reached by this design.",
+            excerpt(&spec.lines[g - 1].text)
+        ));
+    }
+    detail.push(' ');
+    detail.push_str(rule.def.impact.trim());
     if let Some(neg) = found.iter().find(|e| e.kind == EvidenceKind::Negated) {
         detail.push_str(&format!(
             " Line {} says it is absent (\"{}\").",
@@ -190,6 +287,9 @@ pub fn relevant(
         if block == Some(line.block) {
             return true;
         }
+    }
+    if super::evidence::is_universal(&line.text) {
+        return true;
     }
     // Prefer the concern's component names (Postgres, `orders`, /events):
     // a generic design word like "call" names half the lines of a spec.

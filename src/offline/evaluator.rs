@@ -96,6 +96,14 @@ pub fn vote(spec: &Spec, catalog: &Catalog, standard: Standard, concern: &Concer
     let window = protocol.map(|p| p.offline.window).unwrap_or(3);
     let range = scope(spec, standard, concern, window);
     let mut found: Vec<Evidence> = evidence::find(spec, &rule.safeguards, range.clone());
+    if standard != Standard::Document {
+        // A blanket policy ("every call has a 3 s timeout") counts anywhere.
+        for e in evidence::universal(spec, &rule.safeguards) {
+            if !range.contains(&e.line) {
+                found.push(e);
+            }
+        }
+    }
     if standard == Standard::Strict {
         let invalid: Vec<regex::Regex> = protocol
             .map(|p| {

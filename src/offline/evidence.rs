@@ -114,6 +114,25 @@ pub fn find(spec: &Spec, patterns: &[Regex], lines: Range<usize>) -> Vec<Evidenc
     out
 }
 
+static UNIVERSAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:every|all|each)\s+(?:\w+[\s-]+){0,3}?(?:calls?|requests?|endpoints?|routes?|quer(?:y|ies)|jobs?|steps?|handlers?|services?|apis?|dependenc(?:y|ies)|connections?|clients?|consumers?|workers?|messages?|events?|commands?|writes?|operations?|tables?|buckets?|logs?)\b").unwrap()
+});
+
+/// Does this line state a blanket policy ("every outbound call has a 3 s
+/// timeout", "all buckets are encrypted")? Such a line answers a concern
+/// wherever the concern is in the document.
+pub fn is_universal(text: &str) -> bool {
+    UNIVERSAL.is_match(text)
+}
+
+/// Affirmed safeguards stated as a blanket policy anywhere in the design.
+pub fn universal(spec: &Spec, patterns: &[Regex]) -> Vec<Evidence> {
+    find(spec, patterns, 1..spec.lines.len() + 1)
+        .into_iter()
+        .filter(|e| e.kind == EvidenceKind::Affirmed && is_universal(&spec.lines[e.line - 1].text))
+        .collect()
+}
+
 fn rank(k: EvidenceKind) -> u8 {
     match k {
         EvidenceKind::Affirmed => 2,
