@@ -21,6 +21,7 @@ pub mod error;
 pub mod evaluation;
 pub mod event;
 pub mod exit_code;
+pub mod explain;
 pub mod filter;
 pub mod fsutil;
 pub mod input;

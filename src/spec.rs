@@ -46,6 +46,9 @@ pub enum SectionRole {
     Alternatives,
     /// Context, background, motivation, problem: today's system, not the design.
     Background,
+    /// Summary, overview, concepts, user flow: the design told briefly; the
+    /// details come later, so rules prefer findings elsewhere.
+    Summary,
     Preamble,
 }
 
@@ -177,6 +180,19 @@ fn section_role(heading: &str) -> SectionRole {
         || h.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ') == "why"
     {
         SectionRole::Background
+    } else if has("summary")
+        || has("overview")
+        || has("tl;dr")
+        || has("abstract")
+        || has("introduction")
+        || has("concept")
+        || has("glossary")
+        || has("terminology")
+        || has("definition")
+        || has("user flow")
+        || has("user journey")
+    {
+        SectionRole::Summary
     } else if has("goal") || has("objective") || has("success") || has("requirement") {
         SectionRole::Goals
     } else {
@@ -325,7 +341,12 @@ fn structure(text: &str) -> (Vec<Line>, Vec<Section>) {
             .iter()
             .rposition(|s: &Section| s.level < *level)
             .or(Some(0));
-        let mut role = section_role(heading);
+        // The document title names the whole spec, not a part of it.
+        let mut role = if *level == 1 && i == 0 {
+            SectionRole::Preamble
+        } else {
+            section_role(heading)
+        };
         if role == SectionRole::Normal
             && let Some(p) = parent
             && matches!(
@@ -335,6 +356,7 @@ fn structure(text: &str) -> (Vec<Line>, Vec<Section>) {
                     | SectionRole::Alternatives
                     | SectionRole::Background
                     | SectionRole::Goals
+                    | SectionRole::Summary
             )
         {
             role = sections[p].role;

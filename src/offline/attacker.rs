@@ -65,7 +65,10 @@ pub fn trigger_hits(spec: &Spec, rule: &Rule) -> Vec<(usize, String)> {
             continue;
         }
         let role = spec.sections[line.section].role;
-        if !matches!(role, SectionRole::Normal | SectionRole::Preamble) {
+        if !matches!(
+            role,
+            SectionRole::Normal | SectionRole::Preamble | SectionRole::Summary
+        ) {
             continue;
         }
         if let Some(m) = rule.trigger(&line.text) {
@@ -131,7 +134,17 @@ pub fn attack_rule(spec: &Spec, rule: &Rule) -> Vec<RawConcern> {
         .into_iter()
         .map(|(line, matched)| Hit { line, matched })
         .collect();
-    for cluster in clusters(spec, &hits) {
+    // Findings in the design's details come before those in a summary or
+    // overview, which tells the same design briefly.
+    let mut ordered = clusters(spec, &hits);
+    ordered.sort_by_key(|c| {
+        let role = spec.sections[spec.lines[c[0].line - 1].section].role;
+        (
+            matches!(role, SectionRole::Summary | SectionRole::Preamble),
+            c[0].line,
+        )
+    });
+    for cluster in ordered {
         if out.len() >= max {
             break;
         }
@@ -170,6 +183,27 @@ fn scope_lines(spec: &Spec, scope: Scope, first: usize, last: usize) -> Range<us
     }
 }
 
+/// What the attacker finds when it looks for the rule's safeguard around
+/// lines `first..=last`: its scope, plus blanket policies anywhere.
+fn safeguard_evidence(
+    spec: &Spec,
+    rule: &Rule,
+    first: usize,
+    last: usize,
+) -> Vec<evidence::Evidence> {
+    let scope = scope_lines(spec, rule.def.scope, first, last);
+    let mut found = evidence::find(spec, &rule.safeguards, scope);
+    found.extend(evidence::universal(spec, &rule.safeguards));
+    found
+}
+
+/// The safeguard line that stops the attacker raising a concern at `line`.
+pub fn held_back_by(spec: &Spec, rule: &Rule, line: usize) -> Option<evidence::Evidence> {
+    safeguard_evidence(spec, rule, line, line)
+        .into_iter()
+        .find(|e| e.kind == EvidenceKind::Affirmed)
+}
+
 fn concern_for(
     spec: &Spec,
     rule: &Rule,
@@ -179,21 +213,8 @@ fn concern_for(
 ) -> Option<RawConcern> {
     let first = cluster.first()?.line;
     let last = cluster.last()?.line;
-    let scope = scope_lines(spec, rule.def.scope, first, last);
-    let mut found = evidence::find(spec, &rule.safeguards, scope);
-    found.extend(evidence::universal(spec, &rule.safeguards));
-    if let Some(e) = found.iter().find(|e| e.kind == EvidenceKind::Affirmed) {
-        if std::env::var_os("GAUNTLET_TRACE").is_some() {
-            #[allow(clippy::print_stderr)]
-            {
-                eprintln!(
-                    "TRACE {} lines {first}-{last} suppressed by line {} ({})",
-                    rule.id(),
-                    e.line,
-                    e.matched
-                );
-            }
-        }
+    let found = safeguard_evidence(spec, rule, first, last);
+    if found.iter().any(|e| e.kind == EvidenceKind::Affirmed) {
         return None;
     }
     let section_idx = spec.lines[first - 1].section;

@@ -29,7 +29,7 @@ pub fn is_design(spec: &Spec, n: usize) -> bool {
         !matches!(l.kind, LineKind::Heading | LineKind::Blank)
             && matches!(
                 spec.sections[l.section].role,
-                SectionRole::Normal | SectionRole::Preamble
+                SectionRole::Normal | SectionRole::Preamble | SectionRole::Summary
             )
     })
 }

@@ -43,7 +43,8 @@ impl Standard {
         }
     }
 
-    fn describe(self) -> &'static str {
+    /// What this standard accepts as evidence, in words.
+    pub fn describe(self) -> &'static str {
         match self {
             Standard::Section => "in its section",
             Standard::Document => "anywhere in the document",
@@ -72,27 +73,21 @@ fn scope(spec: &Spec, standard: Standard, concern: &Concern, window: usize) -> R
     }
 }
 
-/// One evaluator's vote on one concern.
-pub fn vote(spec: &Spec, catalog: &Catalog, standard: Standard, concern: &Concern) -> Vote {
-    let evaluator = standard.name().to_string();
+/// The evidence one evaluator standard finds for a concern: every mention
+/// of the rule's safeguards in the standard's scope, classified (affirmed,
+/// negated, deferred), after the strict standard's extra tests. `None` when
+/// no offline rule covers the concern.
+pub fn evidence(
+    spec: &Spec,
+    catalog: &Catalog,
+    standard: Standard,
+    concern: &Concern,
+) -> Option<(Vec<Evidence>, Range<usize>)> {
     let rule = concern
         .rule
         .as_deref()
-        .and_then(|r| catalog.persona(&concern.adversary)?.rule(r));
+        .and_then(|r| catalog.persona(&concern.adversary)?.rule(r))?;
     let protocol = catalog.protocol(&concern.adversary);
-    let Some(rule) = rule else {
-        return Vote {
-            evaluator,
-            decision: Decision::Accept,
-            reasoning: format!(
-                "no offline rule covers this concern, so no specific mitigation can be cited; {}",
-                protocol
-                    .map(|p| p.rule.trim())
-                    .unwrap_or("the concern stands")
-            ),
-            cites: concern.lines.map(|(a, b)| vec![a, b]).unwrap_or_default(),
-        };
-    };
     let window = protocol.map(|p| p.offline.window).unwrap_or(3);
     let range = scope(spec, standard, concern, window);
     let mut found: Vec<Evidence> = evidence::find(spec, &rule.safeguards, range.clone());
@@ -155,6 +150,30 @@ pub fn vote(spec: &Spec, catalog: &Catalog, standard: Standard, concern: &Concer
             }
         }
     }
+    Some((found, range))
+}
+
+/// One evaluator's vote on one concern.
+pub fn vote(spec: &Spec, catalog: &Catalog, standard: Standard, concern: &Concern) -> Vote {
+    let evaluator = standard.name().to_string();
+    let rule = concern
+        .rule
+        .as_deref()
+        .and_then(|r| catalog.persona(&concern.adversary)?.rule(r));
+    let protocol = catalog.protocol(&concern.adversary);
+    let (Some(rule), Some((found, _))) = (rule, evidence(spec, catalog, standard, concern)) else {
+        return Vote {
+            evaluator,
+            decision: Decision::Accept,
+            reasoning: format!(
+                "no offline rule covers this concern, so no specific mitigation can be cited; {}",
+                protocol
+                    .map(|p| p.rule.trim())
+                    .unwrap_or("the concern stands")
+            ),
+            cites: concern.lines.map(|(a, b)| vec![a, b]).unwrap_or_default(),
+        };
+    };
     let concern_cites: Vec<usize> = concern.lines.map(|(a, b)| vec![a, b]).unwrap_or_default();
     let affirmed: Vec<&Evidence> = found
         .iter()
