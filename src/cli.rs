@@ -35,6 +35,16 @@ pub struct Cli {
     pub run: RunArgs,
 }
 
+impl Cli {
+    /// The run flags in effect: the subcommand's when there is one.
+    pub fn run_args(&self) -> &RunArgs {
+        match &self.command {
+            Some(Command::Explain(a)) => &a.run,
+            None => &self.run,
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Explain one concern (or one rule): which rule fired on which lines,

@@ -280,7 +280,14 @@ fn rule_view(spec: &Spec, adversary: &str, rule: &Rule, verdict: &Verdict) -> Ru
         .iter()
         .filter(|c| c.adversary == adversary && c.rule.as_deref() == Some(rule.id()))
         .collect();
-    let hits = attacker::trigger_hits(spec, rule)
+    let found: Vec<(usize, String)> = match rule.def.check {
+        Some(check) => crate::offline::checks::run(spec, rule, check)
+            .into_iter()
+            .map(|c| (c.first, format!("{}: {}", c.what, c.note)))
+            .collect(),
+        None => attacker::trigger_hits(spec, rule),
+    };
+    let hits = found
         .into_iter()
         .map(|(n, m)| {
             let raised = concerns
@@ -385,7 +392,10 @@ pub fn write_text(e: &Explanation, out: &mut dyn Write) -> io::Result<()> {
                 writeln!(out, "built-in check: {check}")?;
             }
             if r.hits.is_empty() {
-                writeln!(out, "no trigger matches a design line of this spec")?;
+                writeln!(
+                    out,
+                    "no trigger (or built-in check) matches a design line of this spec"
+                )?;
             }
             for h in &r.hits {
                 writeln!(out, "  line {} \"{}\": {}", h.line, h.matched, h.result)?;

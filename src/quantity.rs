@@ -41,7 +41,7 @@ static PER: LazyLock<Regex> = LazyLock::new(|| {
 });
 static COUNT_RATE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"(?i)\b{NUM}\s+(?:[a-z-]+\s+){{0,2}}?(?:/|per|a|each)\s*(second|sec|minute|min|hour|day|week|month)\b"
+        r"(?i)\b{NUM}\s+(?:[a-z-]+\s*){{0,2}}?(?:/|\bper\b|\ba\b|\beach\b)\s*(second|sec|minute|min|hour|day|week|month)\b"
     ))
     .unwrap()
 });

@@ -54,7 +54,9 @@ fn two_of(spec: &Spec, rule: &Rule) -> Vec<Candidate> {
     // First line naming each distinct technology on a trigger line.
     let mut seen: Vec<(usize, usize, String)> = Vec::new();
     for line in spec.lines.iter().filter(|l| is_design(spec, l.number)) {
-        if rule.trigger(&line.text).is_none() {
+        // A line counts when it, or the heading of its section, matches.
+        let heading = &spec.sections[line.section].heading;
+        if rule.trigger(&line.text).is_none() && rule.trigger(heading).is_none() {
             continue;
         }
         for (i, d) in rule.distinct.iter().enumerate() {
