@@ -24,6 +24,9 @@ pub struct Line {
     /// 1-based line number.
     pub number: usize,
     pub text: String,
+    /// `text` with ASCII letters lowercased (same byte offsets): what rule
+    /// patterns, compiled lowercase, are matched against.
+    pub lower: String,
     pub kind: LineKind,
     /// Index into `Spec::sections`.
     pub section: usize,
@@ -68,6 +71,8 @@ pub struct Section {
 pub struct Spec {
     pub path: Option<String>,
     pub text: String,
+    /// `text` with ASCII letters lowercased.
+    pub lower: String,
     pub sha256: String,
     pub lines: Vec<Line>,
     pub sections: Vec<Section>,
@@ -79,6 +84,7 @@ impl Spec {
         let (lines, sections) = structure(&text);
         Spec {
             path,
+            lower: text.to_ascii_lowercase(),
             text,
             sha256,
             lines,
@@ -232,6 +238,7 @@ fn structure(text: &str) -> (Vec<Line>, Vec<Section>) {
             Line {
                 number: i + 1,
                 text: t.to_string(),
+                lower: t.to_ascii_lowercase(),
                 kind: if t.trim().is_empty() {
                     LineKind::Blank
                 } else {

@@ -51,7 +51,7 @@ pub fn goal_line(spec: &Spec, rule: &Rule) -> Option<usize> {
         .find(|l| {
             spec.sections[l.section].role == SectionRole::Goals
                 && !matches!(l.kind, LineKind::Heading | LineKind::Blank)
-                && rule.goals.iter().any(|g| g.is_match(&l.text))
+                && rule.goals.iter().any(|g| g.is_match(l.lower.as_bytes()))
         })
         .map(|l| l.number)
 }
@@ -71,19 +71,19 @@ pub fn trigger_hits(spec: &Spec, rule: &Rule) -> Vec<(usize, String)> {
         ) {
             continue;
         }
-        if let Some(m) = rule.trigger(&line.text) {
+        if let Some(m) = rule.trigger(&line.lower) {
             if !rule.near.is_empty() {
                 let block = spec.block_lines(line.number);
                 let near = (block.start..block.end).any(|n| {
                     rule.near
                         .iter()
-                        .any(|r| r.is_match(&spec.lines[n - 1].text))
+                        .any(|r| r.is_match(spec.lines[n - 1].lower.as_bytes()))
                 });
                 if !near {
                     continue;
                 }
             }
-            hits.push((line.number, m.as_str().to_string()));
+            hits.push((line.number, line.text[m].to_string()));
         }
     }
     hits
@@ -92,7 +92,12 @@ pub fn trigger_hits(spec: &Spec, rule: &Rule) -> Vec<(usize, String)> {
 /// The concerns one rule raises.
 pub fn attack_rule(spec: &Spec, rule: &Rule) -> Vec<RawConcern> {
     let mut out = Vec::new();
-    if !rule.requires.is_empty() && !rule.requires.iter().any(|r| r.is_match(&spec.text)) {
+    if !rule.requires.is_empty()
+        && !rule
+            .requires
+            .iter()
+            .any(|r| r.is_match(spec.lower.as_bytes()))
+    {
         return out;
     }
     let goal = if rule.goals.is_empty() {

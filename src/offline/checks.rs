@@ -56,14 +56,16 @@ fn two_of(spec: &Spec, rule: &Rule) -> Vec<Candidate> {
     for line in spec.lines.iter().filter(|l| is_design(spec, l.number)) {
         // A line counts when it, or the heading of its section, matches.
         let heading = &spec.sections[line.section].heading;
-        if rule.trigger(&line.text).is_none() && rule.trigger(heading).is_none() {
+        if rule.trigger(&line.lower).is_none()
+            && rule.trigger(&heading.to_ascii_lowercase()).is_none()
+        {
             continue;
         }
         for (i, d) in rule.distinct.iter().enumerate() {
-            if let Some(m) = d.find(&line.text)
+            if let Some(m) = d.find(line.lower.as_bytes())
                 && !seen.iter().any(|s| s.0 == i)
             {
-                seen.push((i, line.number, m.as_str().to_string()));
+                seen.push((i, line.number, line.text[m.range()].to_string()));
             }
         }
     }

@@ -14,7 +14,6 @@ use super::attacker::{excerpt, relevant};
 use super::evidence::{self, Evidence, EvidenceKind};
 use crate::catalog::Catalog;
 use crate::concern::{Adjudication, AdjudicationOutcome, Concern, Decision, Vote};
-use crate::rule::compile;
 use crate::spec::Spec;
 use std::ops::Range;
 
@@ -100,18 +99,14 @@ pub fn evidence(
         }
     }
     if standard == Standard::Strict {
-        let invalid: Vec<regex::Regex> = protocol
-            .map(|p| {
-                p.offline
-                    .invalid_phrases
-                    .iter()
-                    .filter_map(|s| compile(s).ok())
-                    .collect()
-            })
+        let invalid: &[crate::rule::Regex] = protocol
+            .map(|p| p.offline.invalid_re.as_slice())
             .unwrap_or_default();
         for e in &mut found {
-            let text = &spec.lines[e.line - 1].text;
-            if e.kind == EvidenceKind::Affirmed && invalid.iter().any(|r| r.is_match(text)) {
+            let text = &spec.lines[e.line - 1].lower;
+            if e.kind == EvidenceKind::Affirmed
+                && invalid.iter().any(|r| r.is_match(text.as_bytes()))
+            {
                 e.kind = EvidenceKind::Deferred;
             }
         }
@@ -128,17 +123,11 @@ pub fn evidence(
                 }
             }
         }
-        let needs: Vec<regex::Regex> = protocol
-            .map(|p| {
-                p.offline
-                    .require_justification
-                    .iter()
-                    .filter_map(|s| compile(s).ok())
-                    .collect()
-            })
+        let needs: &[crate::rule::Regex] = protocol
+            .map(|p| p.offline.justification_re.as_slice())
             .unwrap_or_default();
         if !needs.is_empty() {
-            let justified = evidence::find(spec, &needs, range.clone())
+            let justified = evidence::find(spec, needs, range.clone())
                 .into_iter()
                 .any(|e| e.kind == EvidenceKind::Affirmed);
             if !justified {

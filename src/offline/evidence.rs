@@ -2,6 +2,7 @@
 //! ("there is no rate limit"), deferred ("we will add retries later") or
 //! merely questioned ("Do we need a replay tool?") mention.
 
+use crate::rule::Regex as Pattern;
 use crate::spec::{LineKind, SectionRole, Spec};
 use regex::Regex;
 use std::ops::Range;
@@ -84,7 +85,7 @@ pub fn classify(spec: &Spec, n: usize, start: usize, end: usize) -> EvidenceKind
 
 /// All mentions of any of `patterns` in `lines` (1-based, end exclusive),
 /// skipping headings, one per line (the most affirmative one).
-pub fn find(spec: &Spec, patterns: &[Regex], lines: Range<usize>) -> Vec<Evidence> {
+pub fn find(spec: &Spec, patterns: &[Pattern], lines: Range<usize>) -> Vec<Evidence> {
     let mut out = Vec::new();
     let end = lines.end.min(spec.lines.len() + 1);
     for n in lines.start.max(1)..end {
@@ -94,7 +95,7 @@ pub fn find(spec: &Spec, patterns: &[Regex], lines: Range<usize>) -> Vec<Evidenc
         }
         let mut best: Option<Evidence> = None;
         for p in patterns {
-            for m in p.find_iter(&line.text) {
+            for m in p.find_iter(line.lower.as_bytes()) {
                 let kind = classify(spec, n, m.start(), m.end());
                 let better = match &best {
                     None => true,
@@ -104,7 +105,7 @@ pub fn find(spec: &Spec, patterns: &[Regex], lines: Range<usize>) -> Vec<Evidenc
                     best = Some(Evidence {
                         line: n,
                         kind,
-                        matched: m.as_str().to_string(),
+                        matched: line.text[m.range()].to_string(),
                     });
                 }
             }
@@ -126,7 +127,7 @@ pub fn is_universal(text: &str) -> bool {
 }
 
 /// Affirmed safeguards stated as a blanket policy anywhere in the design.
-pub fn universal(spec: &Spec, patterns: &[Regex]) -> Vec<Evidence> {
+pub fn universal(spec: &Spec, patterns: &[Pattern]) -> Vec<Evidence> {
     find(spec, patterns, 1..spec.lines.len() + 1)
         .into_iter()
         .filter(|e| e.kind == EvidenceKind::Affirmed && is_universal(&spec.lines[e.line - 1].text))
