@@ -26,7 +26,7 @@ pub struct Candidate {
 /// Lines that describe the design (not goals, background, non-goals...).
 pub fn is_design(spec: &Spec, n: usize) -> bool {
     spec.line(n).is_some_and(|l| {
-        !matches!(l.kind, LineKind::Heading | LineKind::Blank)
+        !matches!(l.kind, LineKind::Heading | LineKind::Blank | LineKind::Html)
             && matches!(
                 spec.sections[l.section].role,
                 SectionRole::Normal | SectionRole::Preamble | SectionRole::Summary
@@ -99,10 +99,11 @@ static PER_ITEM_WORD: LazyLock<Regex> =
 fn capacity(spec: &Spec) -> Vec<Candidate> {
     let design = |n: usize| {
         spec.line(n).is_some_and(|l| {
-            !matches!(
-                spec.sections[l.section].role,
-                SectionRole::NonGoals | SectionRole::OpenQuestions | SectionRole::Alternatives
-            )
+            !matches!(l.kind, LineKind::Heading | LineKind::Blank | LineKind::Html)
+                && !matches!(
+                    spec.sections[l.section].role,
+                    SectionRole::NonGoals | SectionRole::OpenQuestions | SectionRole::Alternatives
+                )
         })
     };
     // Daily volume: an explicit size rate, or a count rate times the sizes
@@ -323,7 +324,7 @@ fn words(text: &str) -> Vec<String> {
 fn contradiction(spec: &Spec) -> Vec<Candidate> {
     let mut out = Vec::new();
     for l in &spec.lines {
-        if matches!(l.kind, LineKind::Heading | LineKind::Blank) {
+        if matches!(l.kind, LineKind::Heading | LineKind::Blank | LineKind::Html) {
             continue;
         }
         let Some(c) = NEVER_STORE.captures(&l.text) else {

@@ -90,7 +90,12 @@ pub fn find(spec: &Spec, patterns: &[Pattern], lines: Range<usize>) -> Vec<Evide
     let end = lines.end.min(spec.lines.len() + 1);
     for n in lines.start.max(1)..end {
         let line = &spec.lines[n - 1];
-        if matches!(line.kind, LineKind::Heading | LineKind::Blank) {
+        // Headings name topics, HTML comments are notes to editors: neither
+        // states a safeguard.
+        if matches!(
+            line.kind,
+            LineKind::Heading | LineKind::Blank | LineKind::Html
+        ) {
             continue;
         }
         let mut best: Option<Evidence> = None;
