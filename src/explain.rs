@@ -295,7 +295,12 @@ fn rule_view(spec: &Spec, adversary: &str, rule: &Rule, verdict: &Verdict) -> Ru
                 .find(|c| c.lines.is_some_and(|(a, b)| n >= a && n <= b));
             let result = match raised {
                 Some(c) => format!("raised as {} ({})", c.id, c.status.as_str()),
-                None => match attacker::held_back_by(spec, rule, n) {
+                None => match attacker::held_back_by(spec, rule, n, n)
+                    .or_else(|| {
+                        // Hits close together are judged as one finding.
+                        let (a, b) = attacker::cluster_of(spec, rule, n);
+                        attacker::held_back_by(spec, rule, a, b)
+                    }) {
                     Some(e) => format!(
                         "held back: line {} states the safeguard (\"{}\")",
                         e.line,

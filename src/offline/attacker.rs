@@ -89,6 +89,19 @@ pub fn trigger_hits(spec: &Spec, rule: &Rule) -> Vec<(usize, String)> {
     hits
 }
 
+/// The first and last line of the group of trigger hits `line` belongs to.
+pub fn cluster_of(spec: &Spec, rule: &Rule, line: usize) -> (usize, usize) {
+    let hits: Vec<Hit> = trigger_hits(spec, rule)
+        .into_iter()
+        .map(|(line, matched)| Hit { line, matched })
+        .collect();
+    clusters(spec, &hits)
+        .into_iter()
+        .find(|c| c.iter().any(|h| h.line == line))
+        .map(|c| (c[0].line, c[c.len() - 1].line))
+        .unwrap_or((line, line))
+}
+
 /// The concerns one rule raises.
 pub fn attack_rule(spec: &Spec, rule: &Rule) -> Vec<RawConcern> {
     let mut out = Vec::new();
@@ -160,7 +173,7 @@ pub fn attack_rule(spec: &Spec, rule: &Rule) -> Vec<RawConcern> {
     out
 }
 
-/// Group hits by section, splitting runs with gaps wider than `CLUSTER_GAP`.
+/// Group hits by section (public for `explain`), splitting runs with gaps wider than `CLUSTER_GAP`.
 fn clusters<'h>(spec: &Spec, hits: &'h [Hit]) -> Vec<&'h [Hit]> {
     let mut out = Vec::new();
     let mut start = 0;
@@ -202,9 +215,15 @@ fn safeguard_evidence(
     found
 }
 
-/// The safeguard line that stops the attacker raising a concern at `line`.
-pub fn held_back_by(spec: &Spec, rule: &Rule, line: usize) -> Option<evidence::Evidence> {
-    safeguard_evidence(spec, rule, line, line)
+/// The safeguard line that stops the attacker raising a concern about
+/// lines `first..=last`.
+pub fn held_back_by(
+    spec: &Spec,
+    rule: &Rule,
+    first: usize,
+    last: usize,
+) -> Option<evidence::Evidence> {
+    safeguard_evidence(spec, rule, first, last)
         .into_iter()
         .find(|e| e.kind == EvidenceKind::Affirmed)
 }

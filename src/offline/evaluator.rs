@@ -244,7 +244,7 @@ pub fn vote(spec: &Spec, catalog: &Catalog, standard: Standard, concern: &Concer
         evaluator,
         decision: Decision::Accept,
         reasoning: format!(
-            "no {} is stated {} ({}); {}{noted}",
+            "the spec does not state {} {} ({}); {}{noted}",
             rule.def.missing.trim_end_matches('.'),
             standard.describe(),
             concern.lines_label(),
