@@ -368,3 +368,106 @@ fn contradiction(spec: &Spec) -> Vec<Candidate> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rule::RuleDef;
+
+    fn rule(extra: &str) -> Rule {
+        let def: RuleDef = toml::from_str(&format!(
+            "id = \"t\"\ntitle = \"t\"\nseverity = \"low\"\nmissing = \"m\"\nimpact = \"i\"\n{extra}"
+        ))
+        .unwrap();
+        Rule::compile(def).unwrap()
+    }
+
+    fn spec(text: &str) -> Spec {
+        Spec::parse(None, text.to_string())
+    }
+
+    #[test]
+    fn capacity_compares_daily_volume_with_stated_storage() {
+        let s = spec(
+            "# S\n\n## Capacity\n\n- About 20k files/day, average 5 MB each.\n- The volume is 2 TB.\n",
+        );
+        let c = capacity(&s);
+        assert_eq!(c.len(), 1);
+        assert_eq!((c[0].first, c[0].last), (5, 6));
+        // 20k x 5 MB = ~98 GB/day: 2 TB lasts about 21 days.
+        assert!(c[0].note.contains("21 days"), "{}", c[0].note);
+        // Ten times the disk lasts over half a year: still flagged; 100 TB is not.
+        let s =
+            spec("# S\n\n## Capacity\n\n- 20k files/day, 5 MB each.\n- The volume is 100 TB.\n");
+        assert!(capacity(&s).is_empty());
+        // A direct rate works too, and goals do not count as design.
+        let s = spec("# S\n\n## Design\n\nWe write 300 GB/day to the local disk of 1 TB.\n");
+        assert!(
+            capacity(&s).is_empty(),
+            "same line is not a separate capacity"
+        );
+        let s = spec("# S\n\n## Design\n\nWe write 300 GB/day.\nThe disk is 1 TB.\n");
+        assert_eq!(capacity(&s).len(), 1);
+    }
+
+    #[test]
+    fn job_overlap_needs_a_run_longer_than_the_interval() {
+        let s = spec(
+            "# S\n\n## Build\n\nThe builder runs every 15 minutes; a full build takes about 20 minutes.\n",
+        );
+        assert_eq!(job_overlap(&s).len(), 1);
+        let s = spec(
+            "# S\n\n## Build\n\nThe builder runs every 15 minutes; a full build takes about 5 minutes.\n",
+        );
+        assert!(job_overlap(&s).is_empty());
+    }
+
+    #[test]
+    fn polling_is_checked_against_latency_goals() {
+        let text = "# S\n\n## Goals\n\n- Changes are visible within 5 seconds.\n\n## Design\n\nEach server polls the origin every 60 seconds.\n";
+        let c = polling_latency(&spec(text));
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].first, 9);
+        assert!(c[0].note.contains("line 5"), "{}", c[0].note);
+        let fast = text.replace("every 60 seconds", "every 2 seconds");
+        assert!(polling_latency(&spec(&fast)).is_empty());
+    }
+
+    #[test]
+    fn call_cycles_and_contradictions() {
+        let s = spec(
+            "# S\n\n## Design\n\n- Orders calls Payments to authorise.\n- Payments calls Orders to read the total.\n",
+        );
+        let c = call_cycle(&s);
+        assert_eq!((c[0].first, c[0].last), (5, 6));
+        let s = spec(
+            "# S\n\n## Design\n\n- Orders calls Payments to authorise.\n- Payments calls Ledger.\n",
+        );
+        assert!(call_cycle(&s).is_empty());
+
+        let s = spec(
+            "# S\n\n## Privacy\n\nWe never store raw passport scans.\n\n## Storage\n\nThe `documents` table keeps the raw passport scans for audits.\n",
+        );
+        let c = contradiction(&s);
+        assert_eq!((c[0].first, c[0].last), (5, 9));
+        let s = spec(
+            "# S\n\n## Privacy\n\nWe never store raw passport scans.\n\n## Storage\n\nThe `documents` table keeps a hash of each scan.\n",
+        );
+        assert!(contradiction(&s).is_empty());
+    }
+
+    #[test]
+    fn two_of_needs_two_different_names_on_trigger_lines() {
+        let r = rule(
+            "check = \"two-of\"\ntriggers = ['\\bcach(?:e|ed|es|ing)\\b']\ndistinct = ['redis', 'memcached']",
+        );
+        let s = spec(
+            "# S\n\n## Design\n\nSessions are cached in Redis.\nProfiles are cached in Memcached.\n",
+        );
+        assert_eq!(two_of(&s, &r).len(), 1);
+        let s = spec(
+            "# S\n\n## Design\n\nSessions are cached in Redis.\nProfiles are stored in Memcached.\n",
+        );
+        assert!(two_of(&s, &r).is_empty());
+    }
+}

@@ -221,19 +221,19 @@ pub fn vote(spec: &Spec, catalog: &Catalog, standard: Standard, concern: &Concer
             cites: [concern_cites.clone(), vec![neg.line]].concat(),
         };
     }
-    if let Some(d) = found.iter().find(|e| e.kind == EvidenceKind::Deferred) {
-        if standard != Standard::Strict {
-            return Vote {
-                evaluator,
-                decision: Decision::Defer,
-                reasoning: format!(
-                    "line {} mentions it only as an open question, non-goal or future work (\"{}\"); the team must decide before this can be dismissed.",
-                    d.line,
-                    excerpt(&spec.lines[d.line - 1].text)
-                ),
-                cites: vec![d.line],
-            };
-        }
+    if let Some(d) = found.iter().find(|e| e.kind == EvidenceKind::Deferred)
+        && standard != Standard::Strict
+    {
+        return Vote {
+            evaluator,
+            decision: Decision::Defer,
+            reasoning: format!(
+                "line {} mentions it only as an open question, non-goal or future work (\"{}\"); the team must decide before this can be dismissed.",
+                d.line,
+                excerpt(&spec.lines[d.line - 1].text)
+            ),
+            cites: vec![d.line],
+        };
     }
     let noted = concern
         .filter
