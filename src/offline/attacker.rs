@@ -412,3 +412,86 @@ pub fn rebut(spec: &Spec, concern: &crate::concern::Concern) -> Rebuttal {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::concern::{Concern, Decision, RawConcern, Severity, Vote};
+    use crate::offline::evaluator::adjudicate;
+
+    const DOC: &str = "# S\n\n## Integrations\n\nThe checkout service calls the Fraud API to score orders.\nA high score holds the order.\n\nAnalysts review held orders daily.\nAnalysts can release orders.\n\nThe nightly export to the Warehouse has a 10-minute timeout.\nCalls to the Fraud API time out after 2 s.\n";
+
+    fn concern(votes: &[(Decision, Vec<usize>)]) -> Concern {
+        let mut c = Concern::from_raw(
+            "burned_oncall",
+            "BURN",
+            RawConcern {
+                title: "No timeout on calls the Fraud API".into(),
+                detail: "d".into(),
+                severity: Severity::High,
+                lines: Some((5, 5)),
+                rule: Some("missing-timeout".into()),
+                section: Some("Integrations".into()),
+                subject: vec!["calls the fraud api".into()],
+            },
+        );
+        c.votes = votes
+            .iter()
+            .enumerate()
+            .map(|(i, (d, cites))| Vote {
+                evaluator: format!("e{i}"),
+                decision: *d,
+                reasoning: String::new(),
+                cites: cites.clone(),
+            })
+            .collect();
+        c
+    }
+
+    #[test]
+    fn rebuttal_challenges_missing_or_off_topic_citations_and_accepts_on_topic_ones() {
+        let spec = Spec::parse(None, DOC.to_string());
+        // No citation at all.
+        let r = rebut(&spec, &concern(&[(Decision::Dismiss, vec![])]));
+        assert_eq!(r.outcome, RebuttalOutcome::Challenged);
+        // Line 11 is about the export job: no Fraud API, not next to line 5.
+        let r = rebut(&spec, &concern(&[(Decision::Dismiss, vec![11])]));
+        assert_eq!(r.outcome, RebuttalOutcome::Challenged);
+        assert!(r.reasoning.contains("line 11"), "{}", r.reasoning);
+        // Line 12 names the Fraud API.
+        let r = rebut(&spec, &concern(&[(Decision::Dismiss, vec![12])]));
+        assert_eq!(r.outcome, RebuttalOutcome::Accepted, "{}", r.reasoning);
+        // Next to the concern counts even without naming it.
+        let r = rebut(&spec, &concern(&[(Decision::Dismiss, vec![6])]));
+        assert_eq!(r.outcome, RebuttalOutcome::Accepted);
+    }
+
+    #[test]
+    fn adjudication_upholds_only_a_majority_of_on_topic_dismissals() {
+        use crate::concern::AdjudicationOutcome::{Overturned, Upheld};
+        let spec = Spec::parse(None, DOC.to_string());
+        let two_on_topic = concern(&[
+            (Decision::Dismiss, vec![12]),
+            (Decision::Dismiss, vec![12]),
+            (Decision::Accept, vec![5]),
+        ]);
+        assert_eq!(adjudicate(&spec, "e0", &two_on_topic).outcome, Upheld);
+        let one_on_topic = concern(&[
+            (Decision::Dismiss, vec![12]),
+            (Decision::Dismiss, vec![11]),
+            (Decision::Accept, vec![5]),
+        ]);
+        assert_eq!(adjudicate(&spec, "e0", &one_on_topic).outcome, Overturned);
+    }
+
+    #[test]
+    fn background_and_goal_sections_do_not_trigger() {
+        let cat = crate::catalog::Catalog::builtin().unwrap();
+        let p = cat.persona("burned_oncall").unwrap();
+        let rule = p.rule("missing-timeout").unwrap();
+        let doc = "# S\n\n## Background\n\nToday the app calls the Billing API directly.\n\n## Goals\n\n- Calls to the Billing API succeed 99.9% of the time.\n\n## Design\n\nThe worker calls the Billing API for each invoice.\n";
+        let spec = Spec::parse(None, doc.to_string());
+        let hits: Vec<usize> = trigger_hits(&spec, rule).into_iter().map(|h| h.0).collect();
+        assert_eq!(hits, vec![13]);
+    }
+}
