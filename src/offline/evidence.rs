@@ -121,7 +121,9 @@ pub fn find(spec: &Spec, patterns: &[Pattern], lines: Range<usize>) -> Vec<Evide
 }
 
 static UNIVERSAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:every|all|each)\s+(?:\w+[\s-]+){0,3}?(?:calls?|requests?|endpoints?|routes?|quer(?:y|ies)|jobs?|steps?|handlers?|services?|apis?|dependenc(?:y|ies)|connections?|clients?|consumers?|workers?|messages?|events?|commands?|writes?|operations?|tables?|buckets?|logs?)\b").unwrap()
+    // The quantifier opens the sentence ("Every step call has...", "All
+    // buckets are..."): "refreshed on every write" is not a policy.
+    Regex::new(r"(?i)(?:^|[.:;!?]\s+|^\s*(?:[-*+]|\d+\.)\s+)(?:every|all|each)\s+(?:\w+[\s-]+){0,3}?(?:calls?|requests?|endpoints?|routes?|quer(?:y|ies)|jobs?|steps?|handlers?|services?|apis?|dependenc(?:y|ies)|connections?|clients?|consumers?|workers?|messages?|events?|commands?|writes?|operations?|tables?|buckets?|logs?)\b\s+(?:\w+\s+){0,5}?(?:has|have|is|are|must|should|will|use|uses|gets?|goes|go|times?|carr(?:y|ies)|runs?|need|needs|require|requires)\b").unwrap()
 });
 
 /// Does this line state a blanket policy ("every outbound call has a 3 s
@@ -174,6 +176,20 @@ mod tests {
                 (8, EvidenceKind::Negated),
             ]
         );
+    }
+
+    #[test]
+    fn blanket_policies_open_the_sentence() {
+        assert!(is_universal("Every step call has a 3 s timeout."));
+        assert!(is_universal("- All outbound calls time out after 2 s."));
+        assert!(is_universal(
+            "Retries are capped. Every command handler must answer within 3 seconds."
+        ));
+        assert!(!is_universal("The TTL is refreshed on every write."));
+        assert!(!is_universal("We log all requests."));
+        assert!(is_universal(
+            "Every command handler in the participating services must answer within 3 s."
+        ));
     }
 
     #[test]
