@@ -76,6 +76,16 @@ pub struct Spec {
     pub sha256: String,
     pub lines: Vec<Line>,
     pub sections: Vec<Section>,
+    /// Computed-once facts about the lines that rules ask for repeatedly.
+    pub memo: Memo,
+}
+
+/// Per-spec caches filled on first use (`std::sync::OnceLock`), so that a
+/// question asked by every rule and every evaluator is answered once.
+#[derive(Debug, Clone, Default)]
+pub struct Memo {
+    /// Lines stating a blanket policy ("every call has a 3 s timeout").
+    pub universal_lines: std::sync::OnceLock<Vec<usize>>,
 }
 
 impl Spec {
@@ -89,6 +99,7 @@ impl Spec {
             sha256,
             lines,
             sections,
+            memo: Memo::default(),
         }
     }
 

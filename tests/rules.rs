@@ -107,18 +107,16 @@ fn surviving<'a>(v: &'a Value, e: &Expectation) -> Vec<&'a Value> {
 
 #[test]
 fn every_rule_catches_its_gap_and_spares_its_mitigated_twin() {
-    let files = fixtures();
+    let all = verdicts();
     assert!(
-        files.len() >= 90,
+        all.len() >= 90,
         "expected gap/ok pairs, found {}",
-        files.len()
+        all.len()
     );
     let mut failures = Vec::new();
-    for path in &files {
-        let text = std::fs::read_to_string(path).unwrap();
-        let e = expectation(&text);
-        let v = run_json(path);
-        let found = surviving(&v, &e);
+    for (path, text, v) in &all {
+        let e = expectation(text);
+        let found = surviving(v, &e);
         let name = path.file_name().unwrap().to_string_lossy();
         if e.gap {
             let marker = e.marker.as_deref().expect("gap files name the flawed line");

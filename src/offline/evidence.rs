@@ -135,9 +135,17 @@ pub fn is_universal(text: &str) -> bool {
 
 /// Affirmed safeguards stated as a blanket policy anywhere in the design.
 pub fn universal(spec: &Spec, patterns: &[Pattern]) -> Vec<Evidence> {
-    find(spec, patterns, 1..spec.lines.len() + 1)
-        .into_iter()
-        .filter(|e| e.kind == EvidenceKind::Affirmed && is_universal(&spec.lines[e.line - 1].text))
+    let lines = spec.memo.universal_lines.get_or_init(|| {
+        spec.lines
+            .iter()
+            .filter(|l| l.kind != LineKind::Code && is_universal(&l.text))
+            .map(|l| l.number)
+            .collect()
+    });
+    lines
+        .iter()
+        .flat_map(|&n| find(spec, patterns, n..n + 1))
+        .filter(|e| e.kind == EvidenceKind::Affirmed)
         .collect()
 }
 
