@@ -17,7 +17,9 @@ pub fn run(
 ) -> Result<u8, Error> {
     match cli.command {
         None => run_spec(&cli.run, out, events, color),
-        Some(cmd) => match cmd {},
+        Some(crate::cli::Command::Explain(args)) => {
+            crate::explain::run(&args.id, &args.run, out, events)
+        }
     }
 }
 

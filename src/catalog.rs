@@ -117,18 +117,20 @@ impl Catalog {
     }
 
     fn add_protocol(&mut self, file: &str, text: &str) -> Result<(), DataError> {
-        let p: Protocol = parse_toml(file, text)?;
-        for phrase in p
-            .offline
-            .invalid_phrases
-            .iter()
-            .chain(&p.offline.require_justification)
-        {
-            crate::rule::compile(phrase).map_err(|e| DataError::Invalid {
-                file: file.to_string(),
-                message: format!("bad pattern `{phrase}`: {e}"),
-            })?;
-        }
+        let mut p: Protocol = parse_toml(file, text)?;
+        let compile_all = |phrases: &[String]| -> Result<Vec<crate::rule::Regex>, DataError> {
+            phrases
+                .iter()
+                .map(|phrase| {
+                    crate::rule::compile(phrase).map_err(|e| DataError::Invalid {
+                        file: file.to_string(),
+                        message: format!("bad pattern `{phrase}`: {e}"),
+                    })
+                })
+                .collect()
+        };
+        p.offline.invalid_re = compile_all(&p.offline.invalid_phrases)?;
+        p.offline.justification_re = compile_all(&p.offline.require_justification)?;
         self.protocols.insert(p.name.clone(), p);
         Ok(())
     }

@@ -35,8 +35,34 @@ pub struct Cli {
     pub run: RunArgs,
 }
 
+impl Cli {
+    /// The run flags in effect: the subcommand's when there is one.
+    pub fn run_args(&self) -> &RunArgs {
+        match &self.command {
+            Some(Command::Explain(a)) => &a.run,
+            None => &self.run,
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Explain one concern (or one rule): which rule fired on which lines,
+    /// the evidence each evaluator found, and why it ended as it did.
+    Explain(ExplainArgs),
+}
+
+/// `gauntlet explain ID [SPEC]`: reruns the spec offline and explains ID.
+#[derive(Debug, Clone, Args)]
+pub struct ExplainArgs {
+    /// A concern id from a report (e.g. BURN-1a2b3c4d, or a unique prefix),
+    /// or a rule id (e.g. missing-timeout) to see where it matched.
+    #[arg(value_name = "ID")]
+    pub id: String,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SeverityArg {

@@ -17,14 +17,14 @@ fn main() -> ExitCode {
             });
         }
     };
-    let progress = gauntlet::progress::Progress::new(cli.run.quiet);
-    let color = match cli.run.color {
+    let progress = gauntlet::progress::Progress::new(cli.run_args().quiet);
+    let color = match cli.run_args().color {
         gauntlet::cli::ColorArg::Always => true,
         gauntlet::cli::ColorArg::Never => false,
         gauntlet::cli::ColorArg::Auto => {
             std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
                 && std::io::stdout().is_terminal()
-                && cli.run.format == Format::Text
+                && cli.run_args().format == Format::Text
         }
     };
     let stdout = std::io::stdout();

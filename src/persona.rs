@@ -69,13 +69,18 @@ impl Persona {
             ));
         }
         let mut seen = std::collections::HashSet::new();
-        let mut rules = Vec::with_capacity(def.rules.len());
-        for r in def.rules {
+        for r in &def.rules {
             if !seen.insert(r.id.clone()) {
                 return Err(format!("duplicate rule id `{}`", r.id));
             }
-            rules.push(Rule::compile(r)?);
         }
+        // Compiling patterns is most of a run's start-up: spread it over cores.
+        use rayon::prelude::*;
+        let rules = def
+            .rules
+            .into_par_iter()
+            .map(Rule::compile)
+            .collect::<Result<Vec<Rule>, String>>()?;
         for c in &def.checks {
             for p in &c.evidence {
                 crate::rule::compile(p)

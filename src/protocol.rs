@@ -34,6 +34,12 @@ pub struct OfflineProtocol {
     /// How many lines around the concern the strict evaluator searches.
     #[serde(default = "default_window")]
     pub window: usize,
+    /// `invalid_phrases`, compiled when the catalog loads.
+    #[serde(skip)]
+    pub invalid_re: Vec<crate::rule::Regex>,
+    /// `require_justification`, compiled when the catalog loads.
+    #[serde(skip)]
+    pub justification_re: Vec<crate::rule::Regex>,
 }
 
 fn default_window() -> usize {

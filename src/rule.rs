@@ -3,7 +3,12 @@
 //! defines their shape and compiles their patterns.
 
 use crate::concern::Severity;
-use regex::{Regex, RegexBuilder};
+use regex::bytes::RegexBuilder;
+
+/// A compiled rule pattern: a byte regex over ASCII-lowercased text (see
+/// `compile`). Match it on `line.lower.as_bytes()`; offsets are byte
+/// offsets into the original line too.
+pub type Regex = regex::bytes::Regex;
 use serde::Deserialize;
 
 /// Where an attacker looks for a safeguard before raising a concern.
@@ -50,9 +55,69 @@ pub struct RuleDef {
     /// Which kinds of line may trigger: prose, list, table, code, heading.
     #[serde(default)]
     pub in_kinds: Vec<String>,
+    /// The trigger's block (paragraph, list, table) must also match one of
+    /// these, e.g. a client timestamp only matters next to "ordered by".
+    #[serde(default)]
+    pub near: Vec<String>,
+    /// A line of a Goals section must match one of these for the rule to
+    /// apply; the concern cites that goal ("the design does not reach it").
+    #[serde(default)]
+    pub goals: Vec<String>,
+    /// A built-in check run instead of (or besides) the trigger scan; see
+    /// `offline::checks` and personas/README.md.
+    #[serde(default)]
+    pub check: Option<Check>,
+    /// For `check = "two-of"`: names of interchangeable technologies; the
+    /// rule fires when trigger lines name two different ones.
+    #[serde(default)]
+    pub distinct: Vec<String>,
+}
+
+/// Built-in checks that need more than a pattern: they compare numbers or
+/// relate lines across the document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Check {
+    /// Trigger lines name two different entries of `distinct`.
+    TwoOf,
+    /// Stored volume per day against a stated disk or storage capacity.
+    Capacity,
+    /// A scheduled job whose stated duration exceeds its interval.
+    JobOverlap,
+    /// A polling interval longer than a stated latency goal.
+    PollingLatency,
+    /// Service A calls B and B calls A, synchronously.
+    CallCycle,
+    /// "We never store X" in one place, X stored in another.
+    Contradiction,
 }
 
 /// A rule with its patterns compiled.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_match_case_insensitively_through_lowercased_text() {
+        let r = compile(r"\bPOST\s+/\w+|\bTimeout\b").unwrap();
+        assert!(r.is_match("We POST /orders".to_ascii_lowercase().as_bytes()));
+        assert!(r.is_match(b"a timeout"));
+        // Escapes keep their case: \W is "not a word character".
+        let w = compile(r"a\Wb").unwrap();
+        assert!(w.is_match(b"a-b") && !w.is_match(b"axb"));
+        // ASCII word boundaries: "café" has no boundary between é and nothing else.
+        assert!(compile(r"\bcaf\b").unwrap().find(b"caf-x").is_some());
+    }
+
+    #[test]
+    fn asciify_rewrites_shorthands_outside_and_inside_classes() {
+        assert_eq!(asciify(r"\w+"), "[0-9A-Za-z_]+");
+        assert_eq!(asciify(r"[\w-]"), "[[0-9A-Za-z_]-]");
+        assert_eq!(asciify(r"\bx\b"), "(?-u:\\b)x(?-u:\\b)");
+        assert_eq!(asciify(r"[^.]"), "[^.]");
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Rule {
     pub def: RuleDef,
@@ -60,46 +125,46 @@ pub struct Rule {
     pub exclude: Vec<Regex>,
     pub safeguards: Vec<Regex>,
     pub requires: Vec<Regex>,
+    pub near: Vec<Regex>,
+    pub goals: Vec<Regex>,
+    pub distinct: Vec<Regex>,
 }
 
-/// Compile a data-file pattern: case-insensitive, with ASCII word semantics.
-///
-/// Rule patterns are English keywords; Unicode-aware `\b`, `\w` and `\d`
-/// make each regex far more expensive to build and to run (the catalog took
-/// ~100 ms to compile with them), so they are rewritten to their ASCII forms.
-/// Literal non-ASCII characters in a pattern still match.
-pub(crate) fn compile(pattern: &str) -> Result<Regex, regex::Error> {
-    RegexBuilder::new(&asciify(pattern))
-        .case_insensitive(true)
-        .size_limit(1 << 22)
-        .build()
-}
-
-fn asciify(pattern: &str) -> String {
+/// Rewrites Unicode-aware shorthands (`\w`, `\b`, `\d`, `\s`) to their
+/// ASCII forms. Rule patterns are English keywords, and the Unicode classes
+/// (times case folding) make each compiled pattern many times larger and
+/// slower to build: the whole catalog compiled in half a second with them.
+pub(crate) fn asciify(pattern: &str) -> String {
     let mut out = String::with_capacity(pattern.len() + 16);
     let mut chars = pattern.chars().peekable();
-    let mut in_class = false;
+    let mut in_class = 0usize;
     while let Some(c) = chars.next() {
         match c {
-            '\\' => match chars.next() {
-                Some('b') if !in_class => out.push_str("(?-u:\\b)"),
-                Some('B') if !in_class => out.push_str("(?-u:\\B)"),
-                Some('w') => out.push_str(if in_class {
-                    "A-Za-z0-9_"
-                } else {
-                    "[A-Za-z0-9_]"
-                }),
-                Some('d') => out.push_str(if in_class { "0-9" } else { "[0-9]" }),
-                Some(other) => {
-                    out.push('\\');
-                    out.push(other);
+            '\\' => {
+                let Some(n) = chars.next() else {
+                    out.push(c);
+                    break;
+                };
+                let rep = match n {
+                    'w' => Some("[0-9A-Za-z_]"),
+                    'W' if in_class == 0 => Some("[^0-9A-Za-z_]"),
+                    'd' => Some("[0-9]"),
+                    's' => Some("[\\t\\n\\x0B\\x0C\\r ]"),
+                    'b' if in_class == 0 => Some("(?-u:\\b)"),
+                    _ => None,
+                };
+                match rep {
+                    Some(r) => out.push_str(r),
+                    None => {
+                        out.push('\\');
+                        out.push(n);
+                    }
                 }
-                None => out.push('\\'),
-            },
-            '[' if !in_class => {
-                in_class = true;
+            }
+            '[' => {
+                in_class += 1;
                 out.push(c);
-                // A `]` right after `[` or `[^` is a literal.
+                // A leading `]` or `^]` is a literal, not the end.
                 if chars.peek() == Some(&'^') {
                     out.push(chars.next().unwrap_or('^'));
                 }
@@ -107,8 +172,8 @@ fn asciify(pattern: &str) -> String {
                     out.push(chars.next().unwrap_or(']'));
                 }
             }
-            ']' if in_class => {
-                in_class = false;
+            ']' if in_class > 0 => {
+                in_class -= 1;
                 out.push(c);
             }
             _ => out.push(c),
@@ -117,16 +182,75 @@ fn asciify(pattern: &str) -> String {
     out
 }
 
+/// ASCII-lowercases a pattern's literals, leaving escapes (`\W`, `\S`,
+/// `\B`, `\P{..}`) as written.
+fn lowercase_literals(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let mut escaped = false;
+    let mut in_braces = false;
+    for c in pattern.chars() {
+        if escaped {
+            out.push(c);
+            escaped = false;
+            in_braces = c == 'p' || c == 'P' || c == 'x' || c == 'u' || c == 'U';
+            continue;
+        }
+        if in_braces && c != '\\' {
+            out.push(c);
+            if c == '}' || (c != '{' && !c.is_ascii_alphanumeric()) {
+                in_braces = c == '{';
+            }
+            continue;
+        }
+        in_braces = false;
+        if c == '\\' {
+            escaped = true;
+            out.push(c);
+        } else {
+            out.push(c.to_ascii_lowercase());
+        }
+    }
+    out
+}
+
+/// Compiles a rule pattern. Matching is case-insensitive for ASCII: the
+/// pattern is lowercased here and matched against lowercased text
+/// (`Line::lower`, `Spec::lower`, or `lower()`), which compiles several
+/// times faster than Unicode case folding.
+pub fn compile(pattern: &str) -> Result<Regex, regex::Error> {
+    RegexBuilder::new(&lowercase_literals(&asciify(pattern)))
+        .case_insensitive(false)
+        .unicode(false)
+        .size_limit(1 << 22)
+        .build()
+}
+
 impl Rule {
     pub fn compile(def: RuleDef) -> Result<Rule, String> {
+        // One regex per list: the alternation compiles far faster than the
+        // patterns one by one, and matches the same text.
         let all = |ps: &[String]| -> Result<Vec<Regex>, String> {
-            ps.iter()
-                .map(|p| {
-                    compile(p).map_err(|e| format!("rule `{}`: bad pattern `{p}`: {e}", def.id))
-                })
-                .collect()
+            if ps.is_empty() {
+                return Ok(Vec::new());
+            }
+            let joined = ps
+                .iter()
+                .map(|p| format!("(?:{p})"))
+                .collect::<Vec<_>>()
+                .join("|");
+            match compile(&joined) {
+                Ok(r) => Ok(vec![r]),
+                Err(_) => Err(ps
+                    .iter()
+                    .find_map(|p| {
+                        compile(p)
+                            .err()
+                            .map(|e| format!("rule `{}`: bad pattern `{p}`: {e}", def.id))
+                    })
+                    .unwrap_or_else(|| format!("rule `{}`: patterns too large together", def.id))),
+            }
         };
-        if def.triggers.is_empty() {
+        if def.triggers.is_empty() && def.check.is_none() {
             return Err(format!("rule `{}` has no triggers", def.id));
         }
         Ok(Rule {
@@ -134,6 +258,16 @@ impl Rule {
             exclude: all(&def.exclude)?,
             safeguards: all(&def.safeguards)?,
             requires: all(&def.requires)?,
+            near: all(&def.near)?,
+            goals: all(&def.goals)?,
+            // Kept apart: the check needs to know which one matched.
+            distinct: def
+                .distinct
+                .iter()
+                .map(|p| {
+                    compile(p).map_err(|e| format!("rule `{}`: bad pattern `{p}`: {e}", def.id))
+                })
+                .collect::<Result<_, _>>()?,
             def,
         })
     }
@@ -142,29 +276,16 @@ impl Rule {
         &self.def.id
     }
 
-    /// The first trigger match on `text`, unless an exclusion matches.
-    pub fn trigger<'t>(&self, text: &'t str) -> Option<regex::Match<'t>> {
-        if self.exclude.iter().any(|r| r.is_match(text)) {
+    /// The first trigger match on a line (given lowercased, see `compile`),
+    /// unless an exclusion matches: its byte range, the same in the original.
+    pub fn trigger(&self, lower: &str) -> Option<std::ops::Range<usize>> {
+        let lower = lower.as_bytes();
+        if self.exclude.iter().any(|r| r.is_match(lower)) {
             return None;
         }
-        self.triggers.iter().find_map(|r| r.find(text))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ascii_word_semantics() {
-        assert_eq!(asciify(r"\bfoo\w+\d"), r"(?-u:\b)foo[A-Za-z0-9_]+[0-9]");
-        assert_eq!(asciify(r"[^\w.]"), r"[^A-Za-z0-9_.]");
-        assert_eq!(asciify(r"a\.b"), r"a\.b");
-        let r = compile(r"\brate[- ]limit\w*").unwrap();
-        assert!(r.is_match("Requests are Rate-Limited per key"));
-        assert!(!r.is_match("accelerate limits"));
-        assert!(compile("≤|≥").unwrap().is_match("x ≤ 3"));
-        // Word boundaries are ASCII: a non-ASCII letter is not a word character.
-        assert!(compile(r"\bcaf").unwrap().is_match("the café is"));
+        self.triggers
+            .iter()
+            .find_map(|r| r.find(lower))
+            .map(|m| m.range())
     }
 }

@@ -24,6 +24,9 @@ pub struct Line {
     /// 1-based line number.
     pub number: usize,
     pub text: String,
+    /// `text` with ASCII letters lowercased (same byte offsets): what rule
+    /// patterns, compiled lowercase, are matched against.
+    pub lower: String,
     pub kind: LineKind,
     /// Index into `Spec::sections`.
     pub section: usize,
@@ -44,6 +47,11 @@ pub enum SectionRole {
     NonGoals,
     OpenQuestions,
     Alternatives,
+    /// Context, background, motivation, problem: today's system, not the design.
+    Background,
+    /// Summary, overview, concepts, user flow: the design told briefly; the
+    /// details come later, so rules prefer findings elsewhere.
+    Summary,
     Preamble,
 }
 
@@ -63,9 +71,21 @@ pub struct Section {
 pub struct Spec {
     pub path: Option<String>,
     pub text: String,
+    /// `text` with ASCII letters lowercased.
+    pub lower: String,
     pub sha256: String,
     pub lines: Vec<Line>,
     pub sections: Vec<Section>,
+    /// Computed-once facts about the lines that rules ask for repeatedly.
+    pub memo: Memo,
+}
+
+/// Per-spec caches filled on first use (`std::sync::OnceLock`), so that a
+/// question asked by every rule and every evaluator is answered once.
+#[derive(Debug, Clone, Default)]
+pub struct Memo {
+    /// Lines stating a blanket policy ("every call has a 3 s timeout").
+    pub universal_lines: std::sync::OnceLock<Vec<usize>>,
 }
 
 impl Spec {
@@ -74,10 +94,12 @@ impl Spec {
         let (lines, sections) = structure(&text);
         Spec {
             path,
+            lower: text.to_ascii_lowercase(),
             text,
             sha256,
             lines,
             sections,
+            memo: Memo::default(),
         }
     }
 
@@ -166,7 +188,29 @@ fn section_role(heading: &str) -> SectionRole {
         SectionRole::OpenQuestions
     } else if has("alternative") || has("rejected") {
         SectionRole::Alternatives
-    } else if has("goal") || has("objective") || has("success") {
+    } else if has("context")
+        || has("background")
+        || has("motivation")
+        || has("problem")
+        || has("current state")
+        || has("today")
+        || h.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ') == "why"
+    {
+        SectionRole::Background
+    } else if has("summary")
+        || has("overview")
+        || has("tl;dr")
+        || has("abstract")
+        || has("introduction")
+        || has("concept")
+        || has("glossary")
+        || has("terminology")
+        || has("definition")
+        || has("user flow")
+        || has("user journey")
+    {
+        SectionRole::Summary
+    } else if has("goal") || has("objective") || has("success") || has("requirement") {
         SectionRole::Goals
     } else {
         SectionRole::Normal
@@ -205,6 +249,7 @@ fn structure(text: &str) -> (Vec<Line>, Vec<Section>) {
             Line {
                 number: i + 1,
                 text: t.to_string(),
+                lower: t.to_ascii_lowercase(),
                 kind: if t.trim().is_empty() {
                     LineKind::Blank
                 } else {
@@ -315,12 +360,22 @@ fn structure(text: &str) -> (Vec<Line>, Vec<Section>) {
             .iter()
             .rposition(|s: &Section| s.level < *level)
             .or(Some(0));
-        let mut role = section_role(heading);
+        // The document title names the whole spec, not a part of it.
+        let mut role = if *level == 1 && i == 0 {
+            SectionRole::Preamble
+        } else {
+            section_role(heading)
+        };
         if role == SectionRole::Normal
             && let Some(p) = parent
             && matches!(
                 sections[p].role,
-                SectionRole::NonGoals | SectionRole::OpenQuestions | SectionRole::Alternatives
+                SectionRole::NonGoals
+                    | SectionRole::OpenQuestions
+                    | SectionRole::Alternatives
+                    | SectionRole::Background
+                    | SectionRole::Goals
+                    | SectionRole::Summary
             )
         {
             role = sections[p].role;

@@ -3,6 +3,7 @@
 //! close by. Aggressive by design: it only looks in the immediate block
 //! (or the rule's scope); evaluators look wider.
 
+use super::checks;
 use super::evidence::{self, EvidenceKind};
 use super::subject;
 use crate::concern::{RawConcern, Rebuttal, RebuttalOutcome};
@@ -38,43 +39,141 @@ struct Hit {
 pub fn attack(spec: &Spec, persona: &Persona) -> Vec<RawConcern> {
     let mut out = Vec::new();
     for rule in &persona.rules {
-        if !rule.requires.is_empty() && !rule.requires.iter().any(|r| r.is_match(&spec.text)) {
+        out.extend(attack_rule(spec, rule));
+    }
+    out
+}
+
+/// The first line of a Goals section matching one of the rule's `goals`.
+pub fn goal_line(spec: &Spec, rule: &Rule) -> Option<usize> {
+    spec.lines
+        .iter()
+        .find(|l| {
+            spec.sections[l.section].role == SectionRole::Goals
+                && !matches!(l.kind, LineKind::Heading | LineKind::Blank)
+                && rule.goals.iter().any(|g| g.is_match(l.lower.as_bytes()))
+        })
+        .map(|l| l.number)
+}
+
+/// The lines that fire a rule: trigger matches on design lines, kept when
+/// the rule's `near` patterns also match the block. Public for `explain`.
+pub fn trigger_hits(spec: &Spec, rule: &Rule) -> Vec<(usize, String)> {
+    let mut hits = Vec::new();
+    for line in &spec.lines {
+        if !kind_allowed(rule, line.kind) {
             continue;
         }
-        let mut hits: Vec<Hit> = Vec::new();
-        for line in &spec.lines {
-            if !kind_allowed(rule, line.kind) {
-                continue;
-            }
-            let role = spec.sections[line.section].role;
-            if matches!(
-                role,
-                SectionRole::NonGoals | SectionRole::OpenQuestions | SectionRole::Alternatives
-            ) {
-                continue;
-            }
-            if let Some(m) = rule.trigger(&line.text) {
-                hits.push(Hit {
-                    line: line.number,
-                    matched: m.as_str().to_string(),
-                });
-            }
+        let role = spec.sections[line.section].role;
+        if !matches!(
+            role,
+            SectionRole::Normal | SectionRole::Preamble | SectionRole::Summary
+        ) {
+            continue;
         }
-        let mut raised = 0;
-        for cluster in clusters(spec, &hits) {
-            if rule.def.max.is_some_and(|max| raised >= max) {
+        if let Some(m) = rule.trigger(&line.lower) {
+            if !rule.near.is_empty() {
+                let block = spec.block_lines(line.number);
+                let near = (block.start..block.end).any(|n| {
+                    rule.near
+                        .iter()
+                        .any(|r| r.is_match(spec.lines[n - 1].lower.as_bytes()))
+                });
+                if !near {
+                    continue;
+                }
+            }
+            hits.push((line.number, line.text[m].to_string()));
+        }
+    }
+    hits
+}
+
+/// The first and last line of the group of trigger hits `line` belongs to.
+pub fn cluster_of(spec: &Spec, rule: &Rule, line: usize) -> (usize, usize) {
+    let hits: Vec<Hit> = trigger_hits(spec, rule)
+        .into_iter()
+        .map(|(line, matched)| Hit { line, matched })
+        .collect();
+    clusters(spec, &hits)
+        .into_iter()
+        .find(|c| c.iter().any(|h| h.line == line))
+        .map(|c| (c[0].line, c[c.len() - 1].line))
+        .unwrap_or((line, line))
+}
+
+/// The concerns one rule raises.
+pub fn attack_rule(spec: &Spec, rule: &Rule) -> Vec<RawConcern> {
+    let mut out = Vec::new();
+    if !rule.requires.is_empty()
+        && !rule
+            .requires
+            .iter()
+            .any(|r| r.is_match(spec.lower.as_bytes()))
+    {
+        return out;
+    }
+    let goal = if rule.goals.is_empty() {
+        None
+    } else {
+        match goal_line(spec, rule) {
+            Some(g) => Some(g),
+            None => return out,
+        }
+    };
+    let max = rule.def.max.unwrap_or(usize::MAX);
+    if let Some(check) = rule.def.check {
+        for c in checks::run(spec, rule, check) {
+            if out.len() >= max {
                 break;
             }
-            if let Some(c) = concern_for(spec, rule, cluster) {
-                out.push(c);
-                raised += 1;
+            let hits = [
+                Hit {
+                    line: c.first,
+                    matched: c.what.clone(),
+                },
+                Hit {
+                    line: c.last,
+                    matched: c.what.clone(),
+                },
+            ];
+            let cluster = if c.first == c.last {
+                &hits[..1]
+            } else {
+                &hits[..]
+            };
+            if let Some(k) = concern_for(spec, rule, cluster, Some(&c.note), goal) {
+                out.push(k);
             }
+        }
+        return out;
+    }
+    let hits: Vec<Hit> = trigger_hits(spec, rule)
+        .into_iter()
+        .map(|(line, matched)| Hit { line, matched })
+        .collect();
+    // Findings in the design's details come before those in a summary or
+    // overview, which tells the same design briefly.
+    let mut ordered = clusters(spec, &hits);
+    ordered.sort_by_key(|c| {
+        let role = spec.sections[spec.lines[c[0].line - 1].section].role;
+        (
+            matches!(role, SectionRole::Summary | SectionRole::Preamble),
+            c[0].line,
+        )
+    });
+    for cluster in ordered {
+        if out.len() >= max {
+            break;
+        }
+        if let Some(c) = concern_for(spec, rule, cluster, None, goal) {
+            out.push(c);
         }
     }
     out
 }
 
-/// Group hits by section, splitting runs with gaps wider than `CLUSTER_GAP`.
+/// Group hits by section (public for `explain`), splitting runs with gaps wider than `CLUSTER_GAP`.
 fn clusters<'h>(spec: &Spec, hits: &'h [Hit]) -> Vec<&'h [Hit]> {
     let mut out = Vec::new();
     let mut start = 0;
@@ -102,11 +201,43 @@ fn scope_lines(spec: &Spec, scope: Scope, first: usize, last: usize) -> Range<us
     }
 }
 
-fn concern_for(spec: &Spec, rule: &Rule, cluster: &[Hit]) -> Option<RawConcern> {
+/// What the attacker finds when it looks for the rule's safeguard around
+/// lines `first..=last`: its scope, plus blanket policies anywhere.
+fn safeguard_evidence(
+    spec: &Spec,
+    rule: &Rule,
+    first: usize,
+    last: usize,
+) -> Vec<evidence::Evidence> {
+    let scope = scope_lines(spec, rule.def.scope, first, last);
+    let mut found = evidence::find(spec, &rule.safeguards, scope);
+    found.extend(evidence::universal(spec, &rule.safeguards));
+    found
+}
+
+/// The safeguard line that stops the attacker raising a concern about
+/// lines `first..=last`.
+pub fn held_back_by(
+    spec: &Spec,
+    rule: &Rule,
+    first: usize,
+    last: usize,
+) -> Option<evidence::Evidence> {
+    safeguard_evidence(spec, rule, first, last)
+        .into_iter()
+        .find(|e| e.kind == EvidenceKind::Affirmed)
+}
+
+fn concern_for(
+    spec: &Spec,
+    rule: &Rule,
+    cluster: &[Hit],
+    note: Option<&str>,
+    goal: Option<usize>,
+) -> Option<RawConcern> {
     let first = cluster.first()?.line;
     let last = cluster.last()?.line;
-    let scope = scope_lines(spec, rule.def.scope, first, last);
-    let found = evidence::find(spec, &rule.safeguards, scope);
+    let found = safeguard_evidence(spec, rule, first, last);
     if found.iter().any(|e| e.kind == EvidenceKind::Affirmed) {
         return None;
     }
@@ -134,11 +265,22 @@ fn concern_for(spec: &Spec, rule: &Rule, cluster: &[Hit]) -> Option<RawConcern> 
         format!("Lines {first}-{last}")
     };
     let mut detail = format!(
-        "{where_} ({section}) describe{} {what}, but the spec does not state {}. {}",
+        "{where_} ({section}) describe{} {what}, but the spec does not state {}.",
         if first == last { "s" } else { "" },
         rule.def.missing.trim_end_matches('.'),
-        rule.def.impact.trim()
     );
+    if let Some(note) = note {
+        detail.push(' ');
+        detail.push_str(note.trim());
+    }
+    if let Some(g) = goal {
+        detail.push_str(&format!(
+            " The goal on line {g} (\"{}\") is not reached by this design.",
+            excerpt(&spec.lines[g - 1].text)
+        ));
+    }
+    detail.push(' ');
+    detail.push_str(rule.def.impact.trim());
     if let Some(neg) = found.iter().find(|e| e.kind == EvidenceKind::Negated) {
         detail.push_str(&format!(
             " Line {} says it is absent (\"{}\").",
@@ -190,6 +332,9 @@ pub fn relevant(
         if block == Some(line.block) {
             return true;
         }
+    }
+    if super::evidence::is_universal(&line.text) {
+        return true;
     }
     // Prefer the concern's component names (Postgres, `orders`, /events):
     // a generic design word like "call" names half the lines of a spec.
@@ -265,5 +410,88 @@ pub fn rebut(spec: &Spec, concern: &crate::concern::Concern) -> Rebuttal {
                 .map(String::as_str)
                 .unwrap_or("the concern")
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::concern::{Concern, Decision, RawConcern, Severity, Vote};
+    use crate::offline::evaluator::adjudicate;
+
+    const DOC: &str = "# S\n\n## Integrations\n\nThe checkout service calls the Fraud API to score orders.\nA high score holds the order.\n\nAnalysts review held orders daily.\nAnalysts can release orders.\n\nThe nightly export to the Warehouse has a 10-minute timeout.\nCalls to the Fraud API time out after 2 s.\n";
+
+    fn concern(votes: &[(Decision, Vec<usize>)]) -> Concern {
+        let mut c = Concern::from_raw(
+            "burned_oncall",
+            "BURN",
+            RawConcern {
+                title: "No timeout on calls the Fraud API".into(),
+                detail: "d".into(),
+                severity: Severity::High,
+                lines: Some((5, 5)),
+                rule: Some("missing-timeout".into()),
+                section: Some("Integrations".into()),
+                subject: vec!["calls the fraud api".into()],
+            },
+        );
+        c.votes = votes
+            .iter()
+            .enumerate()
+            .map(|(i, (d, cites))| Vote {
+                evaluator: format!("e{i}"),
+                decision: *d,
+                reasoning: String::new(),
+                cites: cites.clone(),
+            })
+            .collect();
+        c
+    }
+
+    #[test]
+    fn rebuttal_challenges_missing_or_off_topic_citations_and_accepts_on_topic_ones() {
+        let spec = Spec::parse(None, DOC.to_string());
+        // No citation at all.
+        let r = rebut(&spec, &concern(&[(Decision::Dismiss, vec![])]));
+        assert_eq!(r.outcome, RebuttalOutcome::Challenged);
+        // Line 11 is about the export job: no Fraud API, not next to line 5.
+        let r = rebut(&spec, &concern(&[(Decision::Dismiss, vec![11])]));
+        assert_eq!(r.outcome, RebuttalOutcome::Challenged);
+        assert!(r.reasoning.contains("line 11"), "{}", r.reasoning);
+        // Line 12 names the Fraud API.
+        let r = rebut(&spec, &concern(&[(Decision::Dismiss, vec![12])]));
+        assert_eq!(r.outcome, RebuttalOutcome::Accepted, "{}", r.reasoning);
+        // Next to the concern counts even without naming it.
+        let r = rebut(&spec, &concern(&[(Decision::Dismiss, vec![6])]));
+        assert_eq!(r.outcome, RebuttalOutcome::Accepted);
+    }
+
+    #[test]
+    fn adjudication_upholds_only_a_majority_of_on_topic_dismissals() {
+        use crate::concern::AdjudicationOutcome::{Overturned, Upheld};
+        let spec = Spec::parse(None, DOC.to_string());
+        let two_on_topic = concern(&[
+            (Decision::Dismiss, vec![12]),
+            (Decision::Dismiss, vec![12]),
+            (Decision::Accept, vec![5]),
+        ]);
+        assert_eq!(adjudicate(&spec, "e0", &two_on_topic).outcome, Upheld);
+        let one_on_topic = concern(&[
+            (Decision::Dismiss, vec![12]),
+            (Decision::Dismiss, vec![11]),
+            (Decision::Accept, vec![5]),
+        ]);
+        assert_eq!(adjudicate(&spec, "e0", &one_on_topic).outcome, Overturned);
+    }
+
+    #[test]
+    fn background_and_goal_sections_do_not_trigger() {
+        let cat = crate::catalog::Catalog::builtin().unwrap();
+        let p = cat.persona("burned_oncall").unwrap();
+        let rule = p.rule("missing-timeout").unwrap();
+        let doc = "# S\n\n## Background\n\nToday the app calls the Billing API directly.\n\n## Goals\n\n- Calls to the Billing API succeed 99.9% of the time.\n\n## Design\n\nThe worker calls the Billing API for each invoice.\n";
+        let spec = Spec::parse(None, doc.to_string());
+        let hits: Vec<usize> = trigger_hits(&spec, rule).into_iter().map(|h| h.0).collect();
+        assert_eq!(hits, vec![13]);
     }
 }

@@ -14,7 +14,6 @@ use super::attacker::{excerpt, relevant};
 use super::evidence::{self, Evidence, EvidenceKind};
 use crate::catalog::Catalog;
 use crate::concern::{Adjudication, AdjudicationOutcome, Concern, Decision, Vote};
-use crate::rule::compile;
 use crate::spec::Spec;
 use std::ops::Range;
 
@@ -43,7 +42,8 @@ impl Standard {
         }
     }
 
-    fn describe(self) -> &'static str {
+    /// What this standard accepts as evidence, in words.
+    pub fn describe(self) -> &'static str {
         match self {
             Standard::Section => "in its section",
             Standard::Document => "anywhere in the document",
@@ -72,43 +72,41 @@ fn scope(spec: &Spec, standard: Standard, concern: &Concern, window: usize) -> R
     }
 }
 
-/// One evaluator's vote on one concern.
-pub fn vote(spec: &Spec, catalog: &Catalog, standard: Standard, concern: &Concern) -> Vote {
-    let evaluator = standard.name().to_string();
+/// The evidence one evaluator standard finds for a concern: every mention
+/// of the rule's safeguards in the standard's scope, classified (affirmed,
+/// negated, deferred), after the strict standard's extra tests. `None` when
+/// no offline rule covers the concern.
+pub fn evidence(
+    spec: &Spec,
+    catalog: &Catalog,
+    standard: Standard,
+    concern: &Concern,
+) -> Option<(Vec<Evidence>, Range<usize>)> {
     let rule = concern
         .rule
         .as_deref()
-        .and_then(|r| catalog.persona(&concern.adversary)?.rule(r));
+        .and_then(|r| catalog.persona(&concern.adversary)?.rule(r))?;
     let protocol = catalog.protocol(&concern.adversary);
-    let Some(rule) = rule else {
-        return Vote {
-            evaluator,
-            decision: Decision::Accept,
-            reasoning: format!(
-                "no offline rule covers this concern, so no specific mitigation can be cited; {}",
-                protocol
-                    .map(|p| p.rule.trim())
-                    .unwrap_or("the concern stands")
-            ),
-            cites: concern.lines.map(|(a, b)| vec![a, b]).unwrap_or_default(),
-        };
-    };
     let window = protocol.map(|p| p.offline.window).unwrap_or(3);
     let range = scope(spec, standard, concern, window);
     let mut found: Vec<Evidence> = evidence::find(spec, &rule.safeguards, range.clone());
+    if standard != Standard::Document {
+        // A blanket policy ("every call has a 3 s timeout") counts anywhere.
+        for e in evidence::universal(spec, &rule.safeguards) {
+            if !range.contains(&e.line) {
+                found.push(e);
+            }
+        }
+    }
     if standard == Standard::Strict {
-        let invalid: Vec<regex::Regex> = protocol
-            .map(|p| {
-                p.offline
-                    .invalid_phrases
-                    .iter()
-                    .filter_map(|s| compile(s).ok())
-                    .collect()
-            })
+        let invalid: &[crate::rule::Regex] = protocol
+            .map(|p| p.offline.invalid_re.as_slice())
             .unwrap_or_default();
         for e in &mut found {
-            let text = &spec.lines[e.line - 1].text;
-            if e.kind == EvidenceKind::Affirmed && invalid.iter().any(|r| r.is_match(text)) {
+            let text = &spec.lines[e.line - 1].lower;
+            if e.kind == EvidenceKind::Affirmed
+                && invalid.iter().any(|r| r.is_match(text.as_bytes()))
+            {
                 e.kind = EvidenceKind::Deferred;
             }
         }
@@ -125,17 +123,11 @@ pub fn vote(spec: &Spec, catalog: &Catalog, standard: Standard, concern: &Concer
                 }
             }
         }
-        let needs: Vec<regex::Regex> = protocol
-            .map(|p| {
-                p.offline
-                    .require_justification
-                    .iter()
-                    .filter_map(|s| compile(s).ok())
-                    .collect()
-            })
+        let needs: &[crate::rule::Regex] = protocol
+            .map(|p| p.offline.justification_re.as_slice())
             .unwrap_or_default();
         if !needs.is_empty() {
-            let justified = evidence::find(spec, &needs, range.clone())
+            let justified = evidence::find(spec, needs, range.clone())
                 .into_iter()
                 .any(|e| e.kind == EvidenceKind::Affirmed);
             if !justified {
@@ -147,6 +139,30 @@ pub fn vote(spec: &Spec, catalog: &Catalog, standard: Standard, concern: &Concer
             }
         }
     }
+    Some((found, range))
+}
+
+/// One evaluator's vote on one concern.
+pub fn vote(spec: &Spec, catalog: &Catalog, standard: Standard, concern: &Concern) -> Vote {
+    let evaluator = standard.name().to_string();
+    let rule = concern
+        .rule
+        .as_deref()
+        .and_then(|r| catalog.persona(&concern.adversary)?.rule(r));
+    let protocol = catalog.protocol(&concern.adversary);
+    let (Some(rule), Some((found, _))) = (rule, evidence(spec, catalog, standard, concern)) else {
+        return Vote {
+            evaluator,
+            decision: Decision::Accept,
+            reasoning: format!(
+                "no offline rule covers this concern, so no specific mitigation can be cited; {}",
+                protocol
+                    .map(|p| p.rule.trim())
+                    .unwrap_or("the concern stands")
+            ),
+            cites: concern.lines.map(|(a, b)| vec![a, b]).unwrap_or_default(),
+        };
+    };
     let concern_cites: Vec<usize> = concern.lines.map(|(a, b)| vec![a, b]).unwrap_or_default();
     let affirmed: Vec<&Evidence> = found
         .iter()
@@ -228,7 +244,7 @@ pub fn vote(spec: &Spec, catalog: &Catalog, standard: Standard, concern: &Concer
         evaluator,
         decision: Decision::Accept,
         reasoning: format!(
-            "no {} is stated {} ({}); {}{noted}",
+            "the spec does not state {} {} ({}); {}{noted}",
             rule.def.missing.trim_end_matches('.'),
             standard.describe(),
             concern.lines_label(),

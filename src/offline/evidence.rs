@@ -2,6 +2,7 @@
 //! ("there is no rate limit"), deferred ("we will add retries later") or
 //! merely questioned ("Do we need a replay tool?") mention.
 
+use crate::rule::Regex as Pattern;
 use crate::spec::{LineKind, SectionRole, Spec};
 use regex::Regex;
 use std::ops::Range;
@@ -84,17 +85,22 @@ pub fn classify(spec: &Spec, n: usize, start: usize, end: usize) -> EvidenceKind
 
 /// All mentions of any of `patterns` in `lines` (1-based, end exclusive),
 /// skipping headings, one per line (the most affirmative one).
-pub fn find(spec: &Spec, patterns: &[Regex], lines: Range<usize>) -> Vec<Evidence> {
+pub fn find(spec: &Spec, patterns: &[Pattern], lines: Range<usize>) -> Vec<Evidence> {
     let mut out = Vec::new();
     let end = lines.end.min(spec.lines.len() + 1);
     for n in lines.start.max(1)..end {
         let line = &spec.lines[n - 1];
-        if matches!(line.kind, LineKind::Heading | LineKind::Blank) {
+        // Headings name topics, HTML comments are notes to editors: neither
+        // states a safeguard.
+        if matches!(
+            line.kind,
+            LineKind::Heading | LineKind::Blank | LineKind::Html
+        ) {
             continue;
         }
         let mut best: Option<Evidence> = None;
         for p in patterns {
-            for m in p.find_iter(&line.text) {
+            for m in p.find_iter(line.lower.as_bytes()) {
                 let kind = classify(spec, n, m.start(), m.end());
                 let better = match &best {
                     None => true,
@@ -104,7 +110,7 @@ pub fn find(spec: &Spec, patterns: &[Regex], lines: Range<usize>) -> Vec<Evidenc
                     best = Some(Evidence {
                         line: n,
                         kind,
-                        matched: m.as_str().to_string(),
+                        matched: line.text[m.range()].to_string(),
                     });
                 }
             }
@@ -112,6 +118,35 @@ pub fn find(spec: &Spec, patterns: &[Regex], lines: Range<usize>) -> Vec<Evidenc
         out.extend(best);
     }
     out
+}
+
+static UNIVERSAL: LazyLock<Regex> = LazyLock::new(|| {
+    // The quantifier opens the sentence ("Every step call has...", "All
+    // buckets are..."): "refreshed on every write" is not a policy.
+    Regex::new(r"(?i)(?:^|[.:;!?]\s+|^\s*(?:[-*+]|\d+\.)\s+)(?:every|all|each)\s+(?:\w+[\s-]+){0,3}?(?:calls?|requests?|endpoints?|routes?|quer(?:y|ies)|jobs?|steps?|handlers?|services?|apis?|dependenc(?:y|ies)|connections?|clients?|consumers?|workers?|messages?|events?|commands?|writes?|operations?|tables?|buckets?|logs?)\b\s+(?:\w+\s+){0,5}?(?:has|have|is|are|must|should|will|use|uses|gets?|goes|go|times?|carr(?:y|ies)|runs?|need|needs|require|requires)\b").unwrap()
+});
+
+/// Does this line state a blanket policy ("every outbound call has a 3 s
+/// timeout", "all buckets are encrypted")? Such a line answers a concern
+/// wherever the concern is in the document.
+pub fn is_universal(text: &str) -> bool {
+    UNIVERSAL.is_match(text)
+}
+
+/// Affirmed safeguards stated as a blanket policy anywhere in the design.
+pub fn universal(spec: &Spec, patterns: &[Pattern]) -> Vec<Evidence> {
+    let lines = spec.memo.universal_lines.get_or_init(|| {
+        spec.lines
+            .iter()
+            .filter(|l| l.kind != LineKind::Code && is_universal(&l.text))
+            .map(|l| l.number)
+            .collect()
+    });
+    lines
+        .iter()
+        .flat_map(|&n| find(spec, patterns, n..n + 1))
+        .filter(|e| e.kind == EvidenceKind::Affirmed)
+        .collect()
 }
 
 fn rank(k: EvidenceKind) -> u8 {
@@ -149,6 +184,20 @@ mod tests {
                 (8, EvidenceKind::Negated),
             ]
         );
+    }
+
+    #[test]
+    fn blanket_policies_open_the_sentence() {
+        assert!(is_universal("Every step call has a 3 s timeout."));
+        assert!(is_universal("- All outbound calls time out after 2 s."));
+        assert!(is_universal(
+            "Retries are capped. Every command handler must answer within 3 seconds."
+        ));
+        assert!(!is_universal("The TTL is refreshed on every write."));
+        assert!(!is_universal("We log all requests."));
+        assert!(is_universal(
+            "Every command handler in the participating services must answer within 3 s."
+        ));
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub fn review(spec: &Spec, persona: &Persona, surviving: usize) -> FinalBossRevi
     let mut fundamental_missing = false;
     let mut answered = Vec::new();
     for check in &persona.checks {
-        let patterns: Vec<regex::Regex> = check
+        let patterns: Vec<crate::rule::Regex> = check
             .evidence
             .iter()
             .filter_map(|p| compile(p).ok())

@@ -4,6 +4,7 @@
 //! same spec and data always give the same verdict.
 
 pub mod attacker;
+pub mod checks;
 pub mod evaluator;
 pub mod evidence;
 pub mod final_boss;

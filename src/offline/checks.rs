@@ -1,0 +1,473 @@
+//! Built-in checks a rule can ask for with `check = "..."`: the ones a
+//! pattern cannot express because they compare numbers (capacity, job
+//! overlap, polling against a latency goal) or relate lines across the
+//! document (two technologies for one job, call cycles, contradictions).
+//!
+//! Each returns candidate findings (lines + a sentence saying what was
+//! computed); the attacker then looks for the rule's safeguards as usual.
+//! Never decides alone whether a concern survives.
+
+use crate::quantity::{self, human_bytes, human_secs};
+use crate::rule::{Check, Rule};
+use crate::spec::{LineKind, SectionRole, Spec};
+use regex::Regex;
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+/// A finding from a check: where, what it is about, what was worked out.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub first: usize,
+    pub last: usize,
+    pub what: String,
+    pub note: String,
+}
+
+/// Lines that describe the design (not goals, background, non-goals...).
+pub fn is_design(spec: &Spec, n: usize) -> bool {
+    spec.line(n).is_some_and(|l| {
+        !matches!(l.kind, LineKind::Heading | LineKind::Blank | LineKind::Html)
+            && matches!(
+                spec.sections[l.section].role,
+                SectionRole::Normal | SectionRole::Preamble | SectionRole::Summary
+            )
+    })
+}
+
+fn is_goal(spec: &Spec, n: usize) -> bool {
+    spec.line(n)
+        .is_some_and(|l| spec.sections[l.section].role == SectionRole::Goals)
+}
+
+pub fn run(spec: &Spec, rule: &Rule, check: Check) -> Vec<Candidate> {
+    match check {
+        Check::TwoOf => two_of(spec, rule),
+        Check::Capacity => capacity(spec),
+        Check::JobOverlap => job_overlap(spec),
+        Check::PollingLatency => polling_latency(spec),
+        Check::CallCycle => call_cycle(spec),
+        Check::Contradiction => contradiction(spec),
+    }
+}
+
+fn two_of(spec: &Spec, rule: &Rule) -> Vec<Candidate> {
+    // First line naming each distinct technology on a trigger line.
+    let mut seen: Vec<(usize, usize, String)> = Vec::new();
+    for line in spec.lines.iter().filter(|l| is_design(spec, l.number)) {
+        // A line counts when it, or the heading of its section, matches.
+        let heading = &spec.sections[line.section].heading;
+        if rule.trigger(&line.lower).is_none()
+            && rule.trigger(&heading.to_ascii_lowercase()).is_none()
+        {
+            continue;
+        }
+        for (i, d) in rule.distinct.iter().enumerate() {
+            if let Some(m) = d.find(line.lower.as_bytes())
+                && !seen.iter().any(|s| s.0 == i)
+            {
+                seen.push((i, line.number, line.text[m.range()].to_string()));
+            }
+        }
+    }
+    if seen.len() < 2 {
+        return Vec::new();
+    }
+    seen.sort_by_key(|s| s.1);
+    let names: Vec<String> = seen
+        .iter()
+        .map(|s| format!("{} (line {})", s.2, s.1))
+        .collect();
+    vec![Candidate {
+        first: seen[0].1,
+        last: seen[seen.len() - 1].1,
+        what: seen
+            .iter()
+            .map(|s| s.2.clone())
+            .collect::<Vec<_>>()
+            .join(" and "),
+        note: format!("The spec uses {} for the same job.", names.join(", ")),
+    }]
+}
+
+static CAPACITY_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(disk|volume|share|provisioned|capacity|storage|quota|drive|nvme|ssd|partition|bucket limit|filesystem)\b").unwrap()
+});
+static PER_ITEM_WORD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(avg|average|each|per|typical|mean|about|~)").unwrap());
+
+/// Stored volume per day against a stated capacity: how many days to fill.
+fn capacity(spec: &Spec) -> Vec<Candidate> {
+    let design = |n: usize| {
+        spec.line(n).is_some_and(|l| {
+            !matches!(l.kind, LineKind::Heading | LineKind::Blank | LineKind::Html)
+                && !matches!(
+                    spec.sections[l.section].role,
+                    SectionRole::NonGoals | SectionRole::OpenQuestions | SectionRole::Alternatives
+                )
+        })
+    };
+    // Daily volume: an explicit size rate, or a count rate times the sizes
+    // written next to it (same line or the next).
+    let mut volume: Option<(usize, f64, String)> = None;
+    for l in spec.lines.iter().filter(|l| design(l.number)) {
+        if let Some(r) = quantity::size_rates_per_day(&l.text).into_iter().next() {
+            volume = Some((l.number, r.value, r.text));
+            break;
+        }
+        if let Some(c) = quantity::count_rates_per_day(&l.text).into_iter().next() {
+            let mut per_item: f64 = quantity::plain_sizes(&l.text).iter().map(|f| f.value).sum();
+            if per_item == 0.0
+                && let Some(next) = spec.line(l.number + 1)
+                && PER_ITEM_WORD.is_match(&next.text)
+            {
+                per_item = quantity::plain_sizes(&next.text)
+                    .iter()
+                    .map(|f| f.value)
+                    .sum();
+            }
+            if per_item > 0.0 {
+                let v = c.value * per_item;
+                volume = Some((
+                    l.number,
+                    v,
+                    format!("{} of about {} each", c.text, human_bytes(per_item)),
+                ));
+                break;
+            }
+        }
+    }
+    let Some((vline, per_day, vtext)) = volume else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for l in spec.lines.iter().filter(|l| design(l.number)) {
+        if l.number == vline || !CAPACITY_WORD.is_match(&l.text) {
+            continue;
+        }
+        let Some(cap) = quantity::plain_sizes(&l.text)
+            .into_iter()
+            .filter(|f| f.value >= 10.0 * 1024f64.powi(3))
+            .max_by(|a, b| a.value.total_cmp(&b.value))
+        else {
+            continue;
+        };
+        let days = cap.value / per_day;
+        if days < 365.0 {
+            out.push(Candidate {
+                first: vline.min(l.number),
+                last: vline.max(l.number),
+                what: format!("{} of storage", cap.text),
+                note: format!(
+                    "At {vtext} (line {vline}), about {}/day, the {} stated on line {} fills in about {} days.",
+                    human_bytes(per_day),
+                    cap.text,
+                    l.number,
+                    days.round().max(1.0)
+                ),
+            });
+            break;
+        }
+    }
+    out
+}
+
+static EVERY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bevery\s+(\d+(?:\.\d+)?\s*(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?))\b").unwrap()
+});
+static RUN_TAKES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(takes?|lasts?|runs? for|duration|completes? in|finishes in|needs?)\b")
+        .unwrap()
+});
+
+/// A scheduled job that takes longer than its interval.
+fn job_overlap(spec: &Spec) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    for l in spec.lines.iter().filter(|l| is_design(spec, l.number)) {
+        let Some(every) = EVERY.captures(&l.text) else {
+            continue;
+        };
+        let Some(interval) = quantity::durations(&every[1]).first().map(|f| f.value) else {
+            continue;
+        };
+        let block = spec.block_lines(l.number);
+        for n in block.start.max(l.number)..block.end.min(l.number + 3) {
+            let text = &spec.lines[n - 1].text;
+            let Some(t) = RUN_TAKES.find(text) else {
+                continue;
+            };
+            if let Some(d) = quantity::durations(&text[t.start()..])
+                .into_iter()
+                .find(|d| d.value > interval)
+            {
+                out.push(Candidate {
+                    first: l.number,
+                    last: n,
+                    what: format!("a job every {}", &every[1]),
+                    note: format!(
+                        "It runs every {} (line {}) but a run takes {} (line {n}), so runs overlap.",
+                        &every[1], l.number, d.text
+                    ),
+                });
+                break;
+            }
+        }
+    }
+    out
+}
+
+static POLL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(poll\w*|re-?fetch\w*|refresh\w*|sync\w*|check\w*)\b").unwrap()
+});
+static LATENCY_GOAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(within|under|below|less than|at most|no more than|in)\s+(\d+(?:\.\d+)?\s*(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|hours?|h))\b").unwrap()
+});
+
+/// A polling interval longer than a latency the goals promise.
+fn polling_latency(spec: &Spec) -> Vec<Candidate> {
+    let goals: Vec<(usize, f64, String)> = spec
+        .lines
+        .iter()
+        .filter(|l| is_goal(spec, l.number))
+        .filter_map(|l| {
+            let c = LATENCY_GOAL.captures(&l.text)?;
+            let d = quantity::durations(&c[2]).first()?.value;
+            Some((l.number, d, c[2].to_string()))
+        })
+        .collect();
+    if goals.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for l in spec.lines.iter().filter(|l| is_design(spec, l.number)) {
+        let (Some(_), Some(every)) = (POLL.find(&l.text), EVERY.captures(&l.text)) else {
+            continue;
+        };
+        let Some(interval) = quantity::durations(&every[1]).first().map(|f| f.value) else {
+            continue;
+        };
+        if let Some(g) = goals
+            .iter()
+            .filter(|g| g.1 < interval)
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+        {
+            out.push(Candidate {
+                first: l.number,
+                last: l.number,
+                what: format!("polling every {}", &every[1]),
+                note: format!(
+                    "The goal on line {} promises {} ({}), but polling every {} can be up to {} late.",
+                    g.0,
+                    g.2,
+                    crate::offline::attacker::excerpt(&spec.lines[g.0 - 1].text),
+                    &every[1],
+                    human_secs(interval)
+                ),
+            });
+        }
+    }
+    out
+}
+
+static CALLS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"`?\b([A-Z][\w-]+)\b`?(?:'s)?(?:\s+(?:service|then|in turn|also|synchronously|directly))*\s+calls\s+(?:the\s+)?`?\b([A-Z][\w-]+)\b").unwrap()
+});
+
+/// Service A calls B and B calls A.
+fn call_cycle(spec: &Spec) -> Vec<Candidate> {
+    let mut edges: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for l in spec.lines.iter().filter(|l| is_design(spec, l.number)) {
+        for c in CALLS.captures_iter(&l.text) {
+            let (a, b) = (c[1].to_lowercase(), c[2].to_lowercase());
+            if a != b {
+                edges.entry((a, b)).or_insert(l.number);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for ((a, b), &n) in &edges {
+        if a < b
+            && let Some(&m) = edges.get(&(b.clone(), a.clone()))
+        {
+            out.push(Candidate {
+                first: n.min(m),
+                last: n.max(m),
+                what: format!("{a} and {b} calling each other"),
+                note: format!(
+                    "{a} calls {b} (line {n}) and {b} calls {a} (line {m}): a synchronous cycle."
+                ),
+            });
+        }
+    }
+    out
+}
+
+static NEVER_STORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:never|not|no longer|don't|do not|does not|won't|will not)\s+(?:\w+\s+)?(?:persist|store|keep|log|retain|save|record|collect)\w*\s+([^.;]{3,80})").unwrap()
+});
+static STORE_CUE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(column|table|stored?|stores|holds?|persist\w*|saved?|keeps?|kept|writes?|written|logs?|logged|retain\w*|text|varchar|blob|jsonb?)\b").unwrap()
+});
+const STOP: &[&str] = &[
+    "the", "and", "any", "our", "their", "from", "with", "only", "user", "users", "data", "them",
+    "this", "that", "other", "more", "than", "into", "also", "ever",
+];
+
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .map(|w| w.to_lowercase())
+        .filter(|w| w.len() >= 4 && !STOP.contains(&w.as_str()))
+        .map(|w| w.trim_end_matches('s').to_string())
+        .collect()
+}
+
+/// "We never store X" on one line, X stored on another.
+fn contradiction(spec: &Spec) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    for l in &spec.lines {
+        if matches!(l.kind, LineKind::Heading | LineKind::Blank | LineKind::Html) {
+            continue;
+        }
+        let Some(c) = NEVER_STORE.captures(&l.text) else {
+            continue;
+        };
+        let claim = words(&c[1]);
+        if claim.len() < 2 {
+            continue;
+        }
+        let block = l.block;
+        let mut best: Option<(usize, usize)> = None;
+        for o in spec
+            .lines
+            .iter()
+            .filter(|o| is_design(spec, o.number) && o.block != block)
+        {
+            if !STORE_CUE.is_match(&o.text) || NEVER_STORE.is_match(&o.text) {
+                continue;
+            }
+            let have = words(&o.text);
+            let shared = claim.iter().filter(|w| have.contains(w)).count();
+            // Prose restating the stored thing beats a bare column name.
+            let score = shared * 2 + usize::from(o.kind != LineKind::Code);
+            if shared >= 2 && best.is_none_or(|b| score > b.1) {
+                best = Some((o.number, score));
+            }
+        }
+        if let Some((n, _)) = best {
+            out.push(Candidate {
+                first: l.number.min(n),
+                last: l.number.max(n),
+                what: c[1].trim().to_string(),
+                note: format!(
+                    "Line {} says it is never kept (\"{}\"), but line {n} keeps it (\"{}\"); the two sections contradict each other.",
+                    l.number,
+                    crate::offline::attacker::excerpt(&l.text),
+                    crate::offline::attacker::excerpt(&spec.lines[n - 1].text)
+                ),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rule::RuleDef;
+
+    fn rule(extra: &str) -> Rule {
+        let def: RuleDef = toml::from_str(&format!(
+            "id = \"t\"\ntitle = \"t\"\nseverity = \"low\"\nmissing = \"m\"\nimpact = \"i\"\n{extra}"
+        ))
+        .unwrap();
+        Rule::compile(def).unwrap()
+    }
+
+    fn spec(text: &str) -> Spec {
+        Spec::parse(None, text.to_string())
+    }
+
+    #[test]
+    fn capacity_compares_daily_volume_with_stated_storage() {
+        let s = spec(
+            "# S\n\n## Capacity\n\n- About 20k files/day, average 5 MB each.\n- The volume is 2 TB.\n",
+        );
+        let c = capacity(&s);
+        assert_eq!(c.len(), 1);
+        assert_eq!((c[0].first, c[0].last), (5, 6));
+        // 20k x 5 MB = ~98 GB/day: 2 TB lasts about 21 days.
+        assert!(c[0].note.contains("21 days"), "{}", c[0].note);
+        // Ten times the disk lasts over half a year: still flagged; 100 TB is not.
+        let s =
+            spec("# S\n\n## Capacity\n\n- 20k files/day, 5 MB each.\n- The volume is 100 TB.\n");
+        assert!(capacity(&s).is_empty());
+        // A direct rate works too, and goals do not count as design.
+        let s = spec("# S\n\n## Design\n\nWe write 300 GB/day to the local disk of 1 TB.\n");
+        assert!(
+            capacity(&s).is_empty(),
+            "same line is not a separate capacity"
+        );
+        let s = spec("# S\n\n## Design\n\nWe write 300 GB/day.\nThe disk is 1 TB.\n");
+        assert_eq!(capacity(&s).len(), 1);
+    }
+
+    #[test]
+    fn job_overlap_needs_a_run_longer_than_the_interval() {
+        let s = spec(
+            "# S\n\n## Build\n\nThe builder runs every 15 minutes; a full build takes about 20 minutes.\n",
+        );
+        assert_eq!(job_overlap(&s).len(), 1);
+        let s = spec(
+            "# S\n\n## Build\n\nThe builder runs every 15 minutes; a full build takes about 5 minutes.\n",
+        );
+        assert!(job_overlap(&s).is_empty());
+    }
+
+    #[test]
+    fn polling_is_checked_against_latency_goals() {
+        let text = "# S\n\n## Goals\n\n- Changes are visible within 5 seconds.\n\n## Design\n\nEach server polls the origin every 60 seconds.\n";
+        let c = polling_latency(&spec(text));
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].first, 9);
+        assert!(c[0].note.contains("line 5"), "{}", c[0].note);
+        let fast = text.replace("every 60 seconds", "every 2 seconds");
+        assert!(polling_latency(&spec(&fast)).is_empty());
+    }
+
+    #[test]
+    fn call_cycles_and_contradictions() {
+        let s = spec(
+            "# S\n\n## Design\n\n- Orders calls Payments to authorise.\n- Payments calls Orders to read the total.\n",
+        );
+        let c = call_cycle(&s);
+        assert_eq!((c[0].first, c[0].last), (5, 6));
+        let s = spec(
+            "# S\n\n## Design\n\n- Orders calls Payments to authorise.\n- Payments calls Ledger.\n",
+        );
+        assert!(call_cycle(&s).is_empty());
+
+        let s = spec(
+            "# S\n\n## Privacy\n\nWe never store raw passport scans.\n\n## Storage\n\nThe `documents` table keeps the raw passport scans for audits.\n",
+        );
+        let c = contradiction(&s);
+        assert_eq!((c[0].first, c[0].last), (5, 9));
+        let s = spec(
+            "# S\n\n## Privacy\n\nWe never store raw passport scans.\n\n## Storage\n\nThe `documents` table keeps a hash of each scan.\n",
+        );
+        assert!(contradiction(&s).is_empty());
+    }
+
+    #[test]
+    fn two_of_needs_two_different_names_on_trigger_lines() {
+        let r = rule(
+            "check = \"two-of\"\ntriggers = ['\\bcach(?:e|ed|es|ing)\\b']\ndistinct = ['redis', 'memcached']",
+        );
+        let s = spec(
+            "# S\n\n## Design\n\nSessions are cached in Redis.\nProfiles are cached in Memcached.\n",
+        );
+        assert_eq!(two_of(&s, &r).len(), 1);
+        let s = spec(
+            "# S\n\n## Design\n\nSessions are cached in Redis.\nProfiles are stored in Memcached.\n",
+        );
+        assert!(two_of(&s, &r).is_empty());
+    }
+}

@@ -1,0 +1,234 @@
+//! Numbers with units in spec text: durations ("every 15 minutes", "3 s"),
+//! sizes ("4 TB", "3.5 MB"), counts ("~40k", "1,000") and rates ("160 GB/day",
+//! "40k uploads/day"), normalised to seconds, bytes and per-day figures so
+//! rules can compare a limit with a load instead of only seeing the words.
+//!
+//! Pure text functions: no spec structure, no rules, never fails (text that
+//! is not a quantity is simply not returned).
+
+use regex::Regex;
+use std::ops::Range;
+use std::sync::LazyLock;
+
+/// One quantity found in a line, with where it was found (byte range).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    pub value: f64,
+    pub span: Range<usize>,
+    /// The text as written ("15 minutes").
+    pub text: String,
+}
+
+const NUM: &str = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*([kmb]\b)?";
+
+static DURATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)\b{NUM}\s*-?\s*(milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|wk)\b"
+    ))
+    .unwrap()
+});
+static SIZE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)\b{NUM}\s*(bytes?|b|kib|kb|mib|mb|gib|gb|tib|tb|pib|pb)\b"
+    ))
+    .unwrap()
+});
+static PER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^\s*(?:/|per|a|each|every)\s*(second|sec|s|minute|min|hour|hr|h|day|d|week|month)\b",
+    )
+    .unwrap()
+});
+static COUNT_RATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)\b{NUM}\s+(?:[a-z-]+\s*){{0,2}}?(?:/|\bper\b|\ba\b|\beach\b)\s*(second|sec|minute|min|hour|day|week|month)\b"
+    ))
+    .unwrap()
+});
+
+fn number(digits: &str, suffix: Option<&str>) -> Option<f64> {
+    let n: f64 = digits.replace(',', "").parse().ok()?;
+    let mult = match suffix.map(|s| s.to_ascii_lowercase()) {
+        Some(s) if s == "k" => 1e3,
+        Some(s) if s == "m" => 1e6,
+        Some(s) if s == "b" => 1e9,
+        _ => 1.0,
+    };
+    Some(n * mult)
+}
+
+fn seconds_of(unit: &str) -> Option<f64> {
+    let u = unit.to_ascii_lowercase();
+    Some(match u.as_str() {
+        "ms" | "millisecond" | "milliseconds" => 0.001,
+        "s" | "sec" | "secs" | "second" | "seconds" => 1.0,
+        "m" | "min" | "mins" | "minute" | "minutes" => 60.0,
+        "h" | "hr" | "hrs" | "hour" | "hours" => 3600.0,
+        "d" | "day" | "days" => 86400.0,
+        "wk" | "week" | "weeks" => 7.0 * 86400.0,
+        "month" => 30.0 * 86400.0,
+        _ => return None,
+    })
+}
+
+fn bytes_of(unit: &str) -> Option<f64> {
+    let u = unit.to_ascii_lowercase();
+    Some(match u.as_str() {
+        "b" | "byte" | "bytes" => 1.0,
+        "kb" | "kib" => 1024.0,
+        "mb" | "mib" => 1024.0 * 1024.0,
+        "gb" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        "tb" | "tib" => 1024f64.powi(4),
+        "pb" | "pib" => 1024f64.powi(5),
+        _ => return None,
+    })
+}
+
+/// Durations in seconds ("every 15 minutes" gives 900). A duration directly
+/// followed by "/day" or "per hour" is a rate, not a duration, and is skipped.
+pub fn durations(text: &str) -> Vec<Found> {
+    DURATION
+        .captures_iter(text)
+        .filter_map(|c| {
+            let m = c.get(0)?;
+            // A bare "m" or "s" after a k/M suffix is ambiguous; require a real unit.
+            let n = number(&c[1], c.get(2).map(|x| x.as_str()))?;
+            let secs = seconds_of(&c[3])?;
+            Some(Found {
+                value: n * secs,
+                span: m.range(),
+                text: m.as_str().to_string(),
+            })
+        })
+        .collect()
+}
+
+/// Sizes in bytes ("4 TB", "3.5 MB"), including those that are part of a rate.
+pub fn sizes(text: &str) -> Vec<Found> {
+    SIZE.captures_iter(text)
+        .filter_map(|c| {
+            let m = c.get(0)?;
+            let n = number(&c[1], c.get(2).map(|x| x.as_str()))?;
+            Some(Found {
+                value: n * bytes_of(&c[3])?,
+                span: m.range(),
+                text: m.as_str().to_string(),
+            })
+        })
+        .collect()
+}
+
+/// Sizes that are not followed by "/day", "per hour"...: amounts, capacities.
+pub fn plain_sizes(text: &str) -> Vec<Found> {
+    sizes(text)
+        .into_iter()
+        .filter(|f| !PER.is_match(&text[f.span.end..]))
+        .collect()
+}
+
+/// Data rates in bytes per day ("160 GB/day", "2 MB per second").
+pub fn size_rates_per_day(text: &str) -> Vec<Found> {
+    sizes(text)
+        .into_iter()
+        .filter_map(|f| {
+            let c = PER.captures(&text[f.span.end..])?;
+            let per = seconds_of(&c[1])?;
+            let end = f.span.end + c.get(0)?.end();
+            Some(Found {
+                value: f.value * 86400.0 / per,
+                span: f.span.start..end,
+                text: text[f.span.start..end].to_string(),
+            })
+        })
+        .collect()
+}
+
+/// Event counts per day ("~40k uploads/day", "2,000 requests per second").
+pub fn count_rates_per_day(text: &str) -> Vec<Found> {
+    COUNT_RATE
+        .captures_iter(text)
+        .filter_map(|c| {
+            let m = c.get(0)?;
+            // "3.5 MB per day" is a size rate, not a count.
+            if SIZE.is_match(m.as_str()) {
+                return None;
+            }
+            let n = number(&c[1], c.get(2).map(|x| x.as_str()))?;
+            let per = seconds_of(&c[3])?;
+            Some(Found {
+                value: n * 86400.0 / per,
+                span: m.range(),
+                text: m.as_str().to_string(),
+            })
+        })
+        .collect()
+}
+
+/// "1.5 TB", "160 GB", "3.5 MB": a size in the largest unit that keeps it >= 1.
+pub fn human_bytes(b: f64) -> String {
+    let units = ["bytes", "KB", "MB", "GB", "TB", "PB"];
+    let mut v = b;
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < units.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    if v >= 10.0 || i == 0 {
+        format!("{v:.0} {}", units[i])
+    } else {
+        format!("{v:.1} {}", units[i])
+    }
+}
+
+/// "90 s", "15 min", "2 h", "3 days".
+pub fn human_secs(s: f64) -> String {
+    if s < 120.0 {
+        format!("{s:.0} s")
+    } else if s < 7200.0 {
+        format!("{:.0} min", s / 60.0)
+    } else if s < 3.0 * 86400.0 {
+        format!("{:.0} h", s / 3600.0)
+    } else {
+        format!("{:.0} days", s / 86400.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_are_normalised_to_seconds() {
+        let d =
+            durations("polls every 15 minutes; a build takes about 20 min, timeout 300ms or 2 h");
+        let v: Vec<f64> = d.iter().map(|f| f.value).collect();
+        assert_eq!(v, vec![900.0, 1200.0, 0.3, 7200.0]);
+        assert_eq!(d[0].text, "15 minutes");
+    }
+
+    #[test]
+    fn sizes_rates_and_capacities() {
+        let gb = 1024f64.powi(3);
+        let t = "Share provisioned at 4 TB; we ingest 160 GB/day and 2 MB per second.";
+        let plain: Vec<f64> = plain_sizes(t).iter().map(|f| f.value).collect();
+        assert_eq!(plain, vec![4.0 * 1024.0 * gb]);
+        let rates: Vec<f64> = size_rates_per_day(t).iter().map(|f| f.value).collect();
+        assert_eq!(rates, vec![160.0 * gb, 2.0 * 1024.0 * 1024.0 * 86400.0]);
+    }
+
+    #[test]
+    fn counts_with_suffixes_and_separators() {
+        let c = count_rates_per_day("~40k uploads/day at launch and 1,200 requests per second");
+        let v: Vec<f64> = c.iter().map(|f| f.value).collect();
+        assert_eq!(v, vec![40_000.0, 1200.0 * 86400.0]);
+        assert!(count_rates_per_day("3.5 MB per day").is_empty());
+    }
+
+    #[test]
+    fn human_readable_forms() {
+        assert_eq!(human_bytes(4.0 * 1024f64.powi(4)), "4.0 TB");
+        assert_eq!(human_bytes(164.0 * 1024f64.powi(3)), "164 GB");
+        assert_eq!(human_secs(900.0), "15 min");
+        assert_eq!(human_secs(24.0 * 86400.0), "24 days");
+    }
+}
