@@ -36,7 +36,12 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Inspect and maintain the resolved-concerns store (.adversarial-spec/).
+    Store(crate::store::args::StoreArgs),
+    /// Adversary leaderboard from the cumulative statistics.
+    AdversaryStats(crate::store::args::AdversaryStatsArgs),
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SeverityArg {
@@ -100,6 +105,19 @@ pub struct RunArgs {
     /// Do not read or write the resolved-concerns store or the cumulative stats.
     #[arg(long)]
     pub no_store: bool,
+
+    /// Store folder (default: .adversarial-spec/ in the project root, the
+    /// nearest ancestor holding .git).
+    #[arg(long, value_name = "DIR", env = "GAUNTLET_STORE_DIR")]
+    pub store_dir: Option<PathBuf>,
+
+    /// Fix the clock for confidence decay and timestamps (RFC 3339).
+    #[arg(long, value_name = "TIME", env = "GAUNTLET_NOW")]
+    pub now: Option<String>,
+
+    /// Do not write the Markdown review report to .adversarial-spec/reviews/.
+    #[arg(long)]
+    pub no_report: bool,
 
     /// No progress on standard error.
     #[arg(long, short)]

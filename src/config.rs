@@ -12,6 +12,8 @@ pub struct Config {
     pub catalog: Arc<Catalog>,
     pub options: RunOptions,
     pub final_boss: bool,
+    /// Where the resolved-concerns store and stats live, and the clock.
+    pub store: crate::store::StoreOptions,
 }
 
 impl Config {
@@ -27,6 +29,16 @@ impl Config {
                 fail_on: args.fail_on.into(),
             },
             final_boss: args.final_boss,
+            store: crate::store::StoreOptions {
+                dir: args.store_dir.clone(),
+                now: args
+                    .now
+                    .as_deref()
+                    .map(crate::store::location::parse_now)
+                    .transpose()
+                    .map_err(UsageError::Invalid)?,
+                report: !args.no_report,
+            },
         })
     }
 }
@@ -53,8 +65,10 @@ impl Config {
         &self,
         no_store: bool,
     ) -> Result<Box<dyn crate::persistence::Persistence>, Error> {
-        let _ = no_store;
-        Ok(Box::new(crate::persistence::NoPersistence))
+        if no_store {
+            return Ok(Box::new(crate::persistence::NoPersistence));
+        }
+        Ok(Box::new(self.store.open()?))
     }
 }
 

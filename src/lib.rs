@@ -12,6 +12,7 @@
 
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod adversary_stats;
 pub mod app;
 pub mod catalog;
 pub mod cli;
@@ -31,8 +32,10 @@ pub mod pipeline;
 pub mod progress;
 pub mod protocol;
 pub mod render;
+pub mod review_report;
 pub mod roles;
 pub mod rule;
 pub mod spec;
 pub mod stats;
+pub mod store;
 pub mod verdict;
