@@ -51,6 +51,7 @@ impl StoreLock {
             file: path.display().to_string(),
             source,
         })?;
+        remove_stale_temp_files(dir);
         Ok(StoreLock { file })
     }
 }
@@ -58,6 +59,22 @@ impl StoreLock {
 impl Drop for StoreLock {
     fn drop(&mut self) {
         let _ = self.file.unlock();
+    }
+}
+
+/// Every write in the folder happens under the lock, so with the lock held
+/// any `fsutil` temp file left there belongs to a process that died
+/// mid-write: its target was never replaced, and the temp file is garbage.
+fn remove_stale_temp_files(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') && name.contains(".tmp.") && e.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(e.path());
+        }
     }
 }
 
