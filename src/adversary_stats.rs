@@ -25,6 +25,8 @@ pub const LOW_ACCEPTANCE: f64 = 0.20;
 pub const LOW_MIN_RAISED: u64 = 10;
 /// Notable finds listed per adversary.
 const NOTABLE: usize = 5;
+/// Kinds of accepted concern counted per adversary (the most frequent kept).
+const MAX_FINDS: usize = 50;
 
 /// One adversary's counts, for one run or summed over many.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -88,6 +90,13 @@ impl AddAssign<&AdversaryCounts> for AdversaryCounts {
         self.rebuttals_lost += o.rebuttals_lost;
         for (k, n) in &o.finds {
             *self.finds.entry(k.clone()).or_default() += n;
+        }
+        if self.finds.len() > MAX_FINDS {
+            // Keep the file bounded: the rarest kinds go first (ties by name).
+            let mut v: Vec<(String, u64)> = std::mem::take(&mut self.finds).into_iter().collect();
+            v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            v.truncate(MAX_FINDS);
+            self.finds = v.into_iter().collect();
         }
     }
 }

@@ -49,8 +49,8 @@ pub fn write(
     writeln!(out, "## Adversary Performance (Gauntlet)")?;
     writeln!(out)?;
     writeln!(out, "### Shout-Outs (Valuable Contributions)")?;
-    writeln!(out, "| Adversary | Concerns Raised | Accepted | Acceptance Rate | Notable Finds |")?;
-    writeln!(out, "|-----------|-----------------|----------|-----------------|---------------|")?;
+    writeln!(out, "| Adversary | Concerns Raised | Filtered | Accepted | Acceptance Rate | Notable Finds |")?;
+    writeln!(out, "|-----------|-----------------|----------|----------|-----------------|---------------|")?;
     let mut names: Vec<&String> = run.adversaries.keys().collect();
     names.sort_by(|a, b| {
         let (x, y) = (&run.adversaries[*a], &run.adversaries[*b]);
@@ -73,9 +73,10 @@ pub fn write(
             .collect();
         writeln!(
             out,
-            "| {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} |",
             cell(name),
             c.concerns_raised,
+            c.filtered,
             c.accepted,
             percent(c.acceptance_rate()),
             cell(&if finds.is_empty() { "-".to_string() } else { finds.join("; ") })

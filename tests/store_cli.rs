@@ -273,9 +273,11 @@ fn review_report_per_run_unless_no_report() {
     for heading in ["# Spec Review Report", "### Shout-Outs", "### Low Performers", "### Rebuttal Effectiveness", "## Model Performance", "## Total Cost"] {
         assert!(text.contains(heading), "{heading} missing:\n{text}");
     }
-    assert!(text.contains("| burned_oncall | 3 | 1 |"), "{text}");
+    assert!(text.contains("| burned_oncall | 3 | 0 | 1 | 33% |"), "{text}");
     let again = std::fs::read_to_string(&second).unwrap();
     assert!(again.contains("dropped by rc-"), "{again}");
+    // Second run: 2 of burned_oncall's 3 were filtered; 1 of the 1 seen was accepted.
+    assert!(again.contains("| burned_oncall | 3 | 2 | 1 | 100% |"), "{again}");
     run_ok(
         bin().arg(SPEC).args(["--quiet", "--no-report", "--now", "2026-02-01T00:00:00Z", "--store-dir"]).arg(&dir),
         &[0, 1],
@@ -353,7 +355,7 @@ fn corrupt_truncated_and_unknown_version_files_stop_the_run_untouched() {
     refuses(&tmp.path().join("g"), "resolved_concerns.json", &garbage, "corrupt at line 4, column");
 
     let v2 = String::from_utf8(valid.clone()).unwrap().replace("\"format_version\": 1", "\"format_version\": 2");
-    refuses(&tmp.path().join("v"), "resolved_concerns.json", v2.as_bytes(), "format_version 2 at line 2, column 3");
+    refuses(&tmp.path().join("v"), "resolved_concerns.json", v2.as_bytes(), "format_version 2 at line 2, column 1");
 
     refuses(&tmp.path().join("e"), "resolved_concerns.json", b"", "corrupt at line 1");
 
@@ -564,4 +566,15 @@ fn concurrent_runs_lose_nothing() {
     assert_eq!(history.lines().count(), runs);
     assert_eq!(std::fs::read_dir(dir.join("reviews")).unwrap().count(), runs);
     run_ok(bin().args(["store", "check", "--store-dir"]).arg(&dir), &[0]);
+}
+
+#[test]
+fn bad_clock_is_a_usage_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run_ok(bin().arg(SPEC).args(["--quiet", "--now", "last tuesday", "--store-dir"]).arg(tmp.path()), &[2]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid time `last tuesday`"));
+    let out = run_ok(bin().args(["adversary-stats", "--since", "soon", "--store-dir"]).arg(tmp.path()), &[2]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid --since"));
+    // Nothing was created.
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
 }

@@ -291,3 +291,139 @@ fn write_report(
         n += 1;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::concern::{Adjudication, RawConcern, Severity, Vote};
+    use crate::verdict::{Models, Outcome, SpecInfo, ToolInfo};
+
+    fn t(s: &str) -> DateTime<Utc> {
+        crate::store::location::parse_time(s).unwrap()
+    }
+
+    fn concern(title: &str, rule: &str, status: Status) -> Concern {
+        let mut c = Concern::from_raw(
+            "burned_oncall",
+            "BURN",
+            RawConcern {
+                title: title.into(),
+                detail: "d".into(),
+                severity: Severity::High,
+                lines: Some((3, 3)),
+                rule: Some(rule.into()),
+                section: Some("Design".into()),
+                subject: vec![],
+            },
+        );
+        c.status = status;
+        c.votes = vec![
+            Vote {
+                evaluator: "e1".into(),
+                decision: Decision::Dismiss,
+                reasoning: "line 9 sets it".into(),
+                cites: vec![9],
+            },
+            Vote {
+                evaluator: "e2".into(),
+                decision: Decision::Accept,
+                reasoning: "not next to it".into(),
+                cites: vec![],
+            },
+        ];
+        c
+    }
+
+    fn verdict(concerns: Vec<Concern>) -> Verdict {
+        Verdict {
+            schema_version: 1,
+            tool: ToolInfo {
+                name: "gauntlet".into(),
+                version: "0".into(),
+            },
+            spec: SpecInfo {
+                path: None,
+                sha256: "feed".into(),
+                bytes: 1,
+                lines: 1,
+                title: None,
+            },
+            verdict: Outcome::Pass,
+            fail_on: Severity::Low,
+            adversaries: vec!["burned_oncall".into()],
+            models: Models {
+                attack: vec![],
+                eval: vec![],
+                final_boss: None,
+            },
+            concerns,
+            final_boss: None,
+            stats: Default::default(),
+            warnings: vec![],
+        }
+    }
+
+    #[test]
+    fn saves_dismissed_only_and_updates_instead_of_duplicating() {
+        let now = t("2026-01-01T00:00:00Z");
+        let mut upheld = concern("No timeout on the billing API", "missing-timeout", Status::Dismissed);
+        upheld.adjudication = Some(Adjudication {
+            outcome: AdjudicationOutcome::Upheld,
+            reasoning: "evidence holds".into(),
+            adjudicator: None,
+        });
+        let reinstated = concern("No retry on the billing API", "retry", Status::Reinstated);
+        let accepted = concern("No alerting", "alerting", Status::Accepted);
+        let mut store = StoreFile::default();
+        let a = apply_verdict(&mut store, &verdict(vec![upheld, reinstated, accepted]), now, |_| None);
+        assert_eq!(a, Applied { matched: 0, saved: 1, updated: 0 });
+        assert_eq!(store.concerns.len(), 1);
+        let e = &store.concerns[0];
+        assert_eq!(e.pattern, "No timeout on the billing API");
+        assert_eq!(e.explanation, "e1: line 9 sets it\nupheld on challenge: evidence holds");
+        assert_eq!(e.evaluators, vec!["e1"]);
+        assert_eq!(e.spec_hash.as_deref(), Some("feed"));
+
+        // The same concern in other words (another fingerprint), found by the
+        // text index: the entry is refreshed, not duplicated.
+        let later = t("2026-01-10T00:00:00Z");
+        let again = concern("Billing API calls have no timeout", "other-rule", Status::Dismissed);
+        let id = e.id.clone();
+        let mut index = build_index(&store);
+        let snapshot = store.clone();
+        let a = apply_verdict(&mut store, &verdict(vec![again]), later, |c| {
+            index.best(&c.adversary, &c.title, None).map(|m| snapshot.concerns[m.entry].id.clone())
+        });
+        assert_eq!(a, Applied { matched: 0, saved: 0, updated: 1 });
+        assert_eq!(store.concerns.len(), 1);
+        assert_eq!(store.concerns[0].id, id);
+        assert_eq!(store.concerns[0].verified_at, Some(later));
+        assert_eq!(store.concerns[0].added_at, now);
+        assert_eq!(store.concerns[0].explanation, "e1: line 9 sets it");
+    }
+
+    #[test]
+    fn drops_count_matches_and_filter_marks_concerns() {
+        let now = t("2026-01-01T00:00:00Z");
+        let mut store = StoreFile::default();
+        apply_verdict(
+            &mut store,
+            &verdict(vec![concern("No timeout on the billing API", "r", Status::Dismissed)]),
+            now,
+            |_| None,
+        );
+        let mut index = build_index(&store);
+        let mut fresh = vec![
+            concern("No timeout on the billing API", "r", Status::Raised),
+            concern("No timeout on the currency API", "r2", Status::Raised),
+        ];
+        let stats = filter_concerns(&store, &mut index, "feed", now, &mut fresh);
+        assert_eq!((stats.dropped, stats.noted, stats.proceeding), (1, 0, 1));
+        assert_eq!(fresh[0].status, Status::Filtered);
+        assert_eq!(fresh[0].filter.as_ref().unwrap().confidence, 0.9);
+        assert!(fresh[1].filter.is_none());
+        let a = apply_verdict(&mut store, &verdict(fresh), t("2026-01-02T00:00:00Z"), |_| None);
+        assert_eq!(a.matched, 1);
+        assert_eq!(store.concerns[0].times_matched, 1);
+    }
+}

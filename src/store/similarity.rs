@@ -261,24 +261,31 @@ pub struct Match {
 
 impl Index {
     pub fn build<'a>(items: impl IntoIterator<Item = IndexItem<'a>>) -> Index {
+        use rayon::prelude::*;
+        let items: Vec<IndexItem<'a>> = items.into_iter().collect();
+        // Normalising is the expensive part and independent per entry.
+        let terms: Vec<Vec<String>> = items
+            .par_iter()
+            .with_min_len(1024)
+            .map_init(Normaliser::new, |n, item| n.terms(item.pattern))
+            .collect();
         let mut index = Index {
             normaliser: Normaliser::new(),
             dictionary: HashMap::new(),
             partitions: HashMap::new(),
             fingerprints: HashMap::new(),
         };
-        for (i, item) in items.into_iter().enumerate() {
-            index.insert(i, item);
+        for (i, (item, terms)) in items.into_iter().zip(terms).enumerate() {
+            index.insert(i, item, terms);
         }
         index
     }
 
-    fn insert(&mut self, entry: usize, item: IndexItem<'_>) {
+    fn insert(&mut self, entry: usize, item: IndexItem<'_>, terms: Vec<String>) {
         if let Some(fp) = item.fingerprint.filter(|f| !f.is_empty()) {
             // Later entries win, like the newest explanation.
             self.fingerprints.insert(format!("{}\0{fp}", item.adversary), entry);
         }
-        let terms = self.normaliser.terms(item.pattern);
         let mut ids: Vec<u32> = terms
             .into_iter()
             .map(|t| {
