@@ -12,6 +12,29 @@ use gauntlet::concern::{Concern, RawConcern, Severity};
 use gauntlet::store::persist::{build_index, filter_concerns};
 use gauntlet::store::resolved_store::{self, Entry, StoreFile};
 use std::collections::BTreeMap;
+use std::time::Duration as StdDuration;
+
+/// CPU time of the calling thread (Linux `/proc/thread-self/stat`, utime +
+/// stime). The machine these run on is shared; CPU time shows what the code
+/// costs apart from waiting for a core. Only for single-threaded work.
+fn thread_cpu() -> StdDuration {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let f: Vec<&str> = after.split_whitespace().collect();
+    // Fields after the comm: state is index 0, so utime (14th) is 11, stime 12.
+    let ticks: u64 = f.get(11).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0)
+        + f.get(12).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
+    StdDuration::from_millis(ticks * 10)
+}
+
+/// Runs `f` `iters` times and returns the thread CPU time it used.
+fn cpu<O>(iters: u64, mut f: impl FnMut() -> O) -> StdDuration {
+    let start = thread_cpu();
+    for _ in 0..iters {
+        std::hint::black_box(f());
+    }
+    thread_cpu() - start
+}
 
 const ADVERSARIES: [&str; 5] = [
     "paranoid_security",
@@ -133,9 +156,22 @@ fn bench_filter(c: &mut Criterion) {
             BatchSize::SmallInput,
         )
     });
+    g.bench_function("filter 100 concerns vs 100k entries, thread CPU time", |b| {
+        b.iter_custom(|iters| {
+            let mut total = StdDuration::ZERO;
+            for _ in 0..iters {
+                let mut cs = batch.clone();
+                total += cpu(1, || filter_concerns(&s, &mut index, "abc", now, &mut cs));
+            }
+            total
+        })
+    });
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("resolved_concerns.json");
     resolved_store::save(&path, &s).unwrap();
+    g.bench_function("load 100k-entry store, thread CPU time", |b| {
+        b.iter_custom(|iters| cpu(iters, || resolved_store::load(&path).unwrap()))
+    });
     eprintln!("store file: {} bytes", std::fs::metadata(&path).unwrap().len());
     g.bench_function("load 100k-entry store", |b| b.iter(|| resolved_store::load(&path).unwrap()));
     g.bench_function("save 100k-entry store (atomic, fsync)", |b| {
@@ -220,6 +256,15 @@ fn bench_stats(c: &mut Criterion) {
         )
     });
     let bytes = std::fs::read(&stats_path).unwrap();
+    g.bench_function("update after a run without disk, thread CPU time", |b| {
+        b.iter_custom(|iters| {
+            cpu(iters, || {
+                let mut s: StatsFile = serde_json::from_slice(&bytes).unwrap();
+                s.apply(&run);
+                serde_json::to_vec_pretty(&s).unwrap()
+            })
+        })
+    });
     g.bench_function("update after a run without disk: parse, apply, serialize", |b| {
         b.iter(|| {
             let mut s: StatsFile = serde_json::from_slice(&bytes).unwrap();

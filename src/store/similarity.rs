@@ -348,15 +348,19 @@ impl Index {
                 .collect();
             by_rarity.sort_unstable();
             let prefix = (a_len - min_overlap + 1).saturating_sub(unknown);
-            let mut candidates: Vec<u32> = by_rarity
+            let lists: Vec<&Vec<u32>> = by_rarity
                 .iter()
                 .take(prefix)
                 .filter_map(|(_, t)| part.postings.get(t))
-                .flatten()
-                .copied()
                 .collect();
-            candidates.sort_unstable();
-            candidates.dedup();
+            // Postings are in insertion order, so sorted: a candidate already
+            // seen in an earlier list is found by binary search, no set needed.
+            let candidates = lists.iter().enumerate().flat_map(|(k, list)| {
+                let earlier = &lists[..k];
+                list.iter()
+                    .copied()
+                    .filter(move |pos| !earlier.iter().any(|l| l.binary_search(pos).is_ok()))
+            });
             for pos in candidates {
                 let (entry, ids) = &part.items[pos as usize];
                 let b_len = ids.len();
