@@ -360,3 +360,29 @@ pub fn run_adversary_stats(args: &AdversaryStatsArgs, out: &mut dyn Write) -> Re
     written.map_err(io)?;
     Ok(0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_finds_what_parsing_does_not() {
+        let bytes = br#"{"format_version": 1, "last_updated": null, "concerns": [
+          {"id": "a", "pattern": "p", "explanation": "e", "adversary": "x", "added_at": "2026-01-02T00:00:00Z", "confidence": 0.9},
+          {"id": "a", "pattern": " ", "explanation": "e", "adversary": "x", "added_at": "2026-01-02T00:00:00Z", "confidence": 1.5,
+           "verified_at": "2026-01-01T00:00:00Z"}
+        ]}"#;
+        let store = resolved_store::parse(bytes, std::path::Path::new("s")).unwrap();
+        let p = problems(&store);
+        assert_eq!(
+            p,
+            vec![
+                "entry 2 (a): duplicate id",
+                "entry 2 (a): confidence 1.5 is outside 0..1",
+                "entry 2 (a): empty pattern",
+                "entry 2 (a): verified_at is before added_at",
+            ]
+        );
+        assert!(problems(&resolved_store::StoreFile::default()).is_empty());
+    }
+}

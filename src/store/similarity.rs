@@ -14,10 +14,10 @@
 //! real concern from the evaluators; a missed match only costs another
 //! evaluation, so the measure errs towards not matching.
 //!
-//! The index keeps, per adversary, a posting list per term, and uses prefix
-//! filtering: a set with Jaccard >= t against `A` must share one of the
-//! `|A| - ceil(t|A|) + 1` rarest terms of `A`, so the commonest terms'
-//! postings are never walked. Never touches files or the clock.
+//! The index keeps, per adversary, a posting list per term and each entry's
+//! term count; a query counts overlaps into a dense array and scores only
+//! entries that share at least `ceil(t|A|)` terms and pass the length
+//! filter. Never touches files or the clock.
 
 use rust_stemmers::{Algorithm, Stemmer};
 use std::collections::HashMap;
@@ -237,10 +237,12 @@ pub struct IndexItem<'a> {
 
 #[derive(Default)]
 struct Partition {
-    /// term id -> positions (into `items`) of entries holding it.
+    /// term id -> positions of the entries holding it, ascending.
     postings: HashMap<u32, Vec<u32>>,
-    /// (entry index, its sorted term ids).
-    items: Vec<(usize, Box<[u32]>)>,
+    /// Position -> index into the entries the index was built from.
+    entries: Vec<usize>,
+    /// Position -> number of distinct terms of that entry.
+    lens: Vec<u32>,
 }
 
 /// Inverted index over stored entries, by adversary.
@@ -249,6 +251,10 @@ pub struct Index {
     dictionary: HashMap<String, u32>,
     partitions: HashMap<String, Partition>,
     fingerprints: HashMap<String, usize>,
+    /// Overlap counters, one per position of the largest partition; all
+    /// zero between queries.
+    counts: Vec<u16>,
+    touched: Vec<u32>,
 }
 
 /// The best stored entry for a concern.
@@ -274,10 +280,14 @@ impl Index {
             dictionary: HashMap::new(),
             partitions: HashMap::new(),
             fingerprints: HashMap::new(),
+            counts: Vec::new(),
+            touched: Vec::new(),
         };
         for (i, (item, terms)) in items.into_iter().zip(terms).enumerate() {
             index.insert(i, item, terms);
         }
+        let largest = index.partitions.values().map(|p| p.entries.len()).max().unwrap_or(0);
+        index.counts = vec![0; largest];
         index
     }
 
@@ -286,26 +296,26 @@ impl Index {
             // Later entries win, like the newest explanation.
             self.fingerprints.insert(format!("{}\0{fp}", item.adversary), entry);
         }
-        let mut ids: Vec<u32> = terms
-            .into_iter()
-            .map(|t| {
-                let next = self.dictionary.len() as u32;
-                *self.dictionary.entry(t).or_insert(next)
-            })
-            .collect();
-        ids.sort_unstable();
         let part = self.partitions.entry(item.adversary.to_string()).or_default();
-        let pos = part.items.len() as u32;
-        for &t in &ids {
-            part.postings.entry(t).or_default().push(pos);
+        let pos = part.entries.len() as u32;
+        part.entries.push(entry);
+        part.lens.push(terms.len() as u32);
+        for t in terms {
+            let next = self.dictionary.len() as u32;
+            let id = *self.dictionary.entry(t).or_insert(next);
+            part.postings.entry(id).or_default().push(pos);
         }
-        part.items.push((entry, ids.into_boxed_slice()));
     }
 
     /// The stored entry that best answers a concern by `adversary` with this
     /// text and fingerprint: an identical fingerprint first (similarity 1),
     /// else the highest text similarity at or above `THRESHOLD` among the
     /// adversary's entries and the `general` ones. Ties go to the newest entry.
+    ///
+    /// Overlaps are counted by walking the postings of the concern's terms
+    /// into a dense counter array (sequential reads, no per-candidate
+    /// pointer chasing); only entries sharing enough terms to reach the
+    /// threshold are scored.
     pub fn best(&mut self, adversary: &str, text: &str, fingerprint: Option<&str>) -> Option<Match> {
         if let Some(fp) = fingerprint.filter(|f| !f.is_empty())
             && let Some(&entry) = self.fingerprints.get(&format!("{adversary}\0{fp}"))
@@ -319,70 +329,57 @@ impl Index {
         if terms.is_empty() {
             return None;
         }
-        let mut known: Vec<u32> = Vec::with_capacity(terms.len());
-        let mut unknown = 0usize;
-        for t in &terms {
-            match self.dictionary.get(t) {
-                Some(&id) => known.push(id),
-                None => unknown += 1,
-            }
-        }
-        known.sort_unstable();
+        let known: Vec<u32> = terms.iter().filter_map(|t| self.dictionary.get(t).copied()).collect();
         let a_len = terms.len();
+        // Jaccard >= t needs |A n B| >= t|A| and t|A| <= |B| <= |A|/t.
         let min_overlap = ((THRESHOLD * a_len as f64) - 1e-9).ceil().max(1.0) as usize;
         if min_overlap > known.len() {
             return None;
         }
         let mut best: Option<(f64, usize)> = None;
         for name in [adversary, GENERAL] {
-            let Some(part) = self.partitions.get(name) else {
-                continue;
-            };
             if name == GENERAL && adversary == GENERAL {
                 continue;
             }
-            // Rarest first; unknown terms are rarest of all and hold no postings.
-            let mut by_rarity: Vec<(usize, u32)> = known
-                .iter()
-                .map(|&t| (part.postings.get(&t).map_or(0, Vec::len), t))
-                .collect();
-            by_rarity.sort_unstable();
-            let prefix = (a_len - min_overlap + 1).saturating_sub(unknown);
-            let lists: Vec<&Vec<u32>> = by_rarity
-                .iter()
-                .take(prefix)
-                .filter_map(|(_, t)| part.postings.get(t))
-                .collect();
-            // Postings are in insertion order, so sorted: a candidate already
-            // seen in an earlier list is found by binary search, no set needed.
-            let candidates = lists.iter().enumerate().flat_map(|(k, list)| {
-                let earlier = &lists[..k];
-                list.iter()
-                    .copied()
-                    .filter(move |pos| !earlier.iter().any(|l| l.binary_search(pos).is_ok()))
-            });
-            for pos in candidates {
-                let (entry, ids) = &part.items[pos as usize];
-                let b_len = ids.len();
-                // Length filter: Jaccard >= t needs t*|A| <= |B| <= |A|/t.
+            let Some(part) = self.partitions.get(name) else {
+                continue;
+            };
+            for t in &known {
+                if let Some(list) = part.postings.get(t) {
+                    for &pos in list {
+                        let c = &mut self.counts[pos as usize];
+                        if *c == 0 {
+                            self.touched.push(pos);
+                        }
+                        *c += 1;
+                    }
+                }
+            }
+            for &pos in &self.touched {
+                let inter = std::mem::take(&mut self.counts[pos as usize]) as usize;
+                if inter < min_overlap {
+                    continue;
+                }
+                let b_len = part.lens[pos as usize] as usize;
                 if (b_len as f64) < THRESHOLD * a_len as f64 - 1e-9
                     || (b_len as f64) > a_len as f64 / THRESHOLD + 1e-9
                 {
                     continue;
                 }
-                let inter = intersection(&known, ids);
                 let s = score_counts(a_len, b_len, inter);
                 if s + 1e-12 < THRESHOLD {
                     continue;
                 }
+                let entry = part.entries[pos as usize];
                 let better = match best {
                     None => true,
-                    Some((bs, be)) => s > bs + 1e-12 || ((s - bs).abs() <= 1e-12 && *entry > be),
+                    Some((bs, be)) => s > bs + 1e-12 || ((s - bs).abs() <= 1e-12 && entry > be),
                 };
                 if better {
-                    best = Some((s, *entry));
+                    best = Some((s, entry));
                 }
             }
+            self.touched.clear();
         }
         best.map(|(s, entry)| Match {
             entry,
