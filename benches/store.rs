@@ -45,17 +45,40 @@ const ADVERSARIES: [&str; 5] = [
 ];
 
 const FAILURES: [&str; 24] = [
-    "timeout", "retry", "backoff", "rate limiting", "validation", "encryption", "authentication",
-    "authorization", "idempotency", "alerting", "pagination", "quota", "audit log", "rollback",
-    "migration", "cache invalidation", "circuit breaker", "dead letter queue", "signature",
-    "escaping", "overflow", "unicode handling", "clock skew", "race condition",
+    "timeout",
+    "retry",
+    "backoff",
+    "rate limiting",
+    "validation",
+    "encryption",
+    "authentication",
+    "authorization",
+    "idempotency",
+    "alerting",
+    "pagination",
+    "quota",
+    "audit log",
+    "rollback",
+    "migration",
+    "cache invalidation",
+    "circuit breaker",
+    "dead letter queue",
+    "signature",
+    "escaping",
+    "overflow",
+    "unicode handling",
+    "clock skew",
+    "race condition",
 ];
 
 struct Rng(u64);
 
 impl Rng {
     fn next(&mut self) -> usize {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (self.0 >> 33) as usize
     }
 }
@@ -63,14 +86,57 @@ impl Rng {
 /// Components named like real ones: 4,000 distinct names.
 fn component(r: &mut Rng) -> String {
     const A: [&str; 40] = [
-        "billing", "ledger", "payroll", "invoice", "export", "import", "search", "upload",
-        "webhook", "session", "token", "report", "tenant", "catalog", "checkout", "refund",
-        "shipping", "inventory", "pricing", "coupon", "profile", "avatar", "message", "notify",
-        "schedule", "backup", "archive", "metrics", "audit", "gateway", "proxy", "queue",
-        "worker", "cron", "cache", "index", "feed", "stream", "batch", "sync",
+        "billing",
+        "ledger",
+        "payroll",
+        "invoice",
+        "export",
+        "import",
+        "search",
+        "upload",
+        "webhook",
+        "session",
+        "token",
+        "report",
+        "tenant",
+        "catalog",
+        "checkout",
+        "refund",
+        "shipping",
+        "inventory",
+        "pricing",
+        "coupon",
+        "profile",
+        "avatar",
+        "message",
+        "notify",
+        "schedule",
+        "backup",
+        "archive",
+        "metrics",
+        "audit",
+        "gateway",
+        "proxy",
+        "queue",
+        "worker",
+        "cron",
+        "cache",
+        "index",
+        "feed",
+        "stream",
+        "batch",
+        "sync",
     ];
-    const B: [&str; 10] = ["api", "service", "job", "endpoint", "table", "bucket", "topic", "client", "worker", "store"];
-    format!("{} {} {}", A[r.next() % 40], A[r.next() % 40], B[r.next() % 10])
+    const B: [&str; 10] = [
+        "api", "service", "job", "endpoint", "table", "bucket", "topic", "client", "worker",
+        "store",
+    ];
+    format!(
+        "{} {} {}",
+        A[r.next() % 40],
+        A[r.next() % 40],
+        B[r.next() % 10]
+    )
 }
 
 fn title(r: &mut Rng) -> String {
@@ -137,7 +203,9 @@ fn concerns(n: usize) -> Vec<Concern> {
 }
 
 fn bench_filter(c: &mut Criterion) {
-    let now = DateTime::parse_from_rfc3339("2026-03-01T00:00:00Z").unwrap().with_timezone(&Utc);
+    let now = DateTime::parse_from_rfc3339("2026-03-01T00:00:00Z")
+        .unwrap()
+        .with_timezone(&Utc);
     let s = store(100_000, now);
     let mut g = c.benchmark_group("store");
     g.sample_size(10);
@@ -156,24 +224,32 @@ fn bench_filter(c: &mut Criterion) {
             BatchSize::SmallInput,
         )
     });
-    g.bench_function("filter 100 concerns vs 100k entries, thread CPU time", |b| {
-        b.iter_custom(|iters| {
-            let mut total = StdDuration::ZERO;
-            for _ in 0..iters {
-                let mut cs = batch.clone();
-                total += cpu(1, || filter_concerns(&s, &mut index, "abc", now, &mut cs));
-            }
-            total
-        })
-    });
+    g.bench_function(
+        "filter 100 concerns vs 100k entries, thread CPU time",
+        |b| {
+            b.iter_custom(|iters| {
+                let mut total = StdDuration::ZERO;
+                for _ in 0..iters {
+                    let mut cs = batch.clone();
+                    total += cpu(1, || filter_concerns(&s, &mut index, "abc", now, &mut cs));
+                }
+                total
+            })
+        },
+    );
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("resolved_concerns.json");
     resolved_store::save(&path, &s).unwrap();
     g.bench_function("load 100k-entry store, thread CPU time", |b| {
         b.iter_custom(|iters| cpu(iters, || resolved_store::load(&path).unwrap()))
     });
-    eprintln!("store file: {} bytes", std::fs::metadata(&path).unwrap().len());
-    g.bench_function("load 100k-entry store", |b| b.iter(|| resolved_store::load(&path).unwrap()));
+    eprintln!(
+        "store file: {} bytes",
+        std::fs::metadata(&path).unwrap().len()
+    );
+    g.bench_function("load 100k-entry store", |b| {
+        b.iter(|| resolved_store::load(&path).unwrap())
+    });
     g.bench_function("save 100k-entry store (atomic, fsync)", |b| {
         b.iter(|| resolved_store::save(&path, &s).unwrap())
     });
@@ -197,7 +273,9 @@ fn run_record(r: &mut Rng, at: DateTime<Utc>, advs: &[String]) -> RunRecord {
                 filtered: 0,
                 rebuttals_won: (r.next() % 2) as u64,
                 rebuttals_lost: (r.next() % 2) as u64,
-                finds: [(format!("rule-{}", r.next() % 40), accepted)].into_iter().collect(),
+                finds: [(format!("rule-{}", r.next() % 40), accepted)]
+                    .into_iter()
+                    .collect(),
             },
         );
     }
@@ -222,7 +300,9 @@ fn run_record(r: &mut Rng, at: DateTime<Utc>, advs: &[String]) -> RunRecord {
 }
 
 fn bench_stats(c: &mut Criterion) {
-    let t0 = DateTime::parse_from_rfc3339("2025-01-01T00:00:00Z").unwrap().with_timezone(&Utc);
+    let t0 = DateTime::parse_from_rfc3339("2025-01-01T00:00:00Z")
+        .unwrap()
+        .with_timezone(&Utc);
     let advs: Vec<String> = (0..100).map(|i| format!("adversary_{i:03}")).collect();
     let mut r = Rng(3);
     let history: Vec<RunRecord> = (0..10_000)
@@ -265,21 +345,27 @@ fn bench_stats(c: &mut Criterion) {
             })
         })
     });
-    g.bench_function("update after a run without disk: parse, apply, serialize", |b| {
-        b.iter(|| {
-            let mut s: StatsFile = serde_json::from_slice(&bytes).unwrap();
-            s.apply(&run);
-            serde_json::to_vec_pretty(&s).unwrap()
-        })
-    });
-    g.bench_function("update after a run: load, apply, save (fsync), append history (fsync)", |b| {
-        b.iter(|| {
-            let mut s = adversary_stats::load(&stats_path).unwrap();
-            s.apply(&run);
-            adversary_stats::save(&stats_path, &s).unwrap();
-            adversary_stats::append_history(&history_path, &run).unwrap();
-        })
-    });
+    g.bench_function(
+        "update after a run without disk: parse, apply, serialize",
+        |b| {
+            b.iter(|| {
+                let mut s: StatsFile = serde_json::from_slice(&bytes).unwrap();
+                s.apply(&run);
+                serde_json::to_vec_pretty(&s).unwrap()
+            })
+        },
+    );
+    g.bench_function(
+        "update after a run: load, apply, save (fsync), append history (fsync)",
+        |b| {
+            b.iter(|| {
+                let mut s = adversary_stats::load(&stats_path).unwrap();
+                s.apply(&run);
+                adversary_stats::save(&stats_path, &s).unwrap();
+                adversary_stats::append_history(&history_path, &run).unwrap();
+            })
+        },
+    );
     g.finish();
 }
 

@@ -71,9 +71,7 @@ impl AdversaryCounts {
         v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         v.into_iter()
             .take(NOTABLE)
-            .map(|(k, n)| {
-                format!("{k} ({n} occurrence{})", if *n == 1 { "" } else { "s" })
-            })
+            .map(|(k, n)| format!("{k} ({n} occurrence{})", if *n == 1 { "" } else { "s" }))
             .collect()
     }
 }
@@ -121,7 +119,11 @@ impl AddAssign<&ModelCounts> for ModelCounts {
 }
 
 fn merge_roles(a: &str, b: &str) -> String {
-    let mut roles: Vec<&str> = a.split('+').chain(b.split('+')).filter(|r| !r.is_empty()).collect();
+    let mut roles: Vec<&str> = a
+        .split('+')
+        .chain(b.split('+'))
+        .filter(|r| !r.is_empty())
+        .collect();
     roles.sort_unstable();
     roles.dedup();
     roles.join("+")
@@ -321,9 +323,14 @@ pub fn load(path: &Path) -> Result<StatsFile, StoreError> {
             }
             if let Ok(p) = serde_json::from_slice::<Probe>(&bytes) {
                 match p.format_version {
-                    Some(serde_json::Value::Number(n)) if n.as_u64() == Some(FORMAT_VERSION as u64) => {}
+                    Some(serde_json::Value::Number(n))
+                        if n.as_u64() == Some(FORMAT_VERSION as u64) => {}
                     Some(v) => {
-                        return Err(crate::store::resolved_store::version_error(&bytes, path, v.to_string()));
+                        return Err(crate::store::resolved_store::version_error(
+                            &bytes,
+                            path,
+                            v.to_string(),
+                        ));
                     }
                     None => {
                         return Err(crate::store::resolved_store::version_error(
@@ -397,7 +404,12 @@ pub fn load_history(path: &Path) -> Result<(Vec<RunRecord>, Vec<String>), StoreE
                     file: path.display().to_string(),
                     line: i + 1,
                     column: e.column(),
-                    message: e.to_string().split(" at line ").next().unwrap_or("").to_string(),
+                    message: e
+                        .to_string()
+                        .split(" at line ")
+                        .next()
+                        .unwrap_or("")
+                        .to_string(),
                 });
             }
         }
@@ -533,7 +545,9 @@ pub fn percent(x: f64) -> String {
 }
 
 fn win_rate(r: &Row) -> String {
-    r.rebuttal_win_rate.map(percent).unwrap_or_else(|| "-".to_string())
+    r.rebuttal_win_rate
+        .map(percent)
+        .unwrap_or_else(|| "-".to_string())
 }
 
 fn period(b: &Leaderboard) -> String {
@@ -554,7 +568,15 @@ pub fn write_text(b: &Leaderboard, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "{:<22} {:>6} {:>8} {:>8} {:>9} {:>8} {:>8} {:>7} {:>11}",
-        "Adversary", "Runs", "Raised", "Accepted", "Dismissed", "Deferred", "Filtered", "Accept%", "Rebuttals"
+        "Adversary",
+        "Runs",
+        "Raised",
+        "Accepted",
+        "Dismissed",
+        "Deferred",
+        "Filtered",
+        "Accept%",
+        "Rebuttals"
     )?;
     for r in &b.adversaries {
         writeln!(
@@ -568,7 +590,12 @@ pub fn write_text(b: &Leaderboard, out: &mut dyn Write) -> io::Result<()> {
             r.deferred,
             r.filtered,
             percent(r.acceptance_rate),
-            format!("{}/{} {}", r.rebuttals_won, r.rebuttals_won + r.rebuttals_lost, win_rate(r)),
+            format!(
+                "{}/{} {}",
+                r.rebuttals_won,
+                r.rebuttals_won + r.rebuttals_lost,
+                win_rate(r)
+            ),
         )?;
     }
     writeln!(out)?;
@@ -579,7 +606,10 @@ pub fn write_text(b: &Leaderboard, out: &mut dyn Write) -> io::Result<()> {
         }
     }
     writeln!(out)?;
-    writeln!(out, "Low performers (acceptance under 20% with at least 10 raised):")?;
+    writeln!(
+        out,
+        "Low performers (acceptance under 20% with at least 10 raised):"
+    )?;
     if b.low_performers.is_empty() {
         writeln!(out, "  none")?;
     }
@@ -595,7 +625,11 @@ pub fn write_text(b: &Leaderboard, out: &mut dyn Write) -> io::Result<()> {
     }
     writeln!(out)?;
     writeln!(out, "Models:")?;
-    writeln!(out, "  {:<32} {:<18} {:>12} {:>10} {:>6}", "Model", "Role", "Tokens", "Cost", "Runs")?;
+    writeln!(
+        out,
+        "  {:<32} {:<18} {:>12} {:>10} {:>6}",
+        "Model", "Role", "Tokens", "Cost", "Runs"
+    )?;
     for m in &b.models {
         writeln!(
             out,
@@ -624,7 +658,12 @@ pub fn cell(s: &str) -> String {
 pub fn write_markdown(b: &Leaderboard, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "# Adversary Leaderboard")?;
     writeln!(out)?;
-    writeln!(out, "Period: {}. Gauntlet runs: {}.", period(b), b.total_runs)?;
+    writeln!(
+        out,
+        "Period: {}. Gauntlet runs: {}.",
+        period(b),
+        b.total_runs
+    )?;
     writeln!(out)?;
     writeln!(out, "## Adversaries")?;
     writeln!(out)?;
@@ -655,7 +694,10 @@ pub fn write_markdown(b: &Leaderboard, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "## Low Performers")?;
     writeln!(out)?;
     if b.low_performers.is_empty() {
-        writeln!(out, "None (acceptance under 20% with at least 10 concerns raised).")?;
+        writeln!(
+            out,
+            "None (acceptance under 20% with at least 10 concerns raised)."
+        )?;
     }
     for l in &b.low_performers {
         writeln!(
@@ -702,7 +744,9 @@ mod tests {
             filtered,
             rebuttals_won: 1,
             rebuttals_lost: 2,
-            finds: [("missing-timeout".to_string(), accepted)].into_iter().collect(),
+            finds: [("missing-timeout".to_string(), accepted)]
+                .into_iter()
+                .collect(),
         }
     }
 
@@ -711,7 +755,10 @@ mod tests {
             at: crate::store::location::parse_time(at).unwrap(),
             spec_sha256: "x".into(),
             spec_path: None,
-            adversaries: advs.iter().map(|(n, c)| (n.to_string(), c.clone())).collect(),
+            adversaries: advs
+                .iter()
+                .map(|(n, c)| (n.to_string(), c.clone()))
+                .collect(),
             models: [(
                 "m".to_string(),
                 ModelCounts {
@@ -728,12 +775,25 @@ mod tests {
 
     #[test]
     fn sums_are_exact_and_absent_adversaries_add_nothing() {
-        let r1 = run("2026-01-01", &[("a", counts(4, 2, 1, 0)), ("b", counts(3, 0, 3, 0))]);
+        let r1 = run(
+            "2026-01-01",
+            &[("a", counts(4, 2, 1, 0)), ("b", counts(3, 0, 3, 0))],
+        );
         let r2 = run("2026-01-02", &[("a", counts(6, 1, 2, 2))]);
         let s = StatsFile::from_runs([&r1, &r2]);
         assert_eq!(s.total_runs, 2);
         let a = &s.adversaries["a"];
-        assert_eq!((a.runs, a.concerns_raised, a.accepted, a.dismissed, a.deferred, a.filtered), (2, 10, 3, 3, 2, 2));
+        assert_eq!(
+            (
+                a.runs,
+                a.concerns_raised,
+                a.accepted,
+                a.dismissed,
+                a.deferred,
+                a.filtered
+            ),
+            (2, 10, 3, 3, 2, 2)
+        );
         assert_eq!((a.rebuttals_won, a.rebuttals_lost), (2, 4));
         // 3 accepted of 8 evaluated (2 filtered were never seen).
         assert_eq!(a.acceptance_rate, 0.375);
@@ -756,7 +816,11 @@ mod tests {
             ],
         );
         let b = Leaderboard::new(&StatsFile::from_runs([&r]), None);
-        let low: Vec<&str> = b.low_performers.iter().map(|l| l.adversary.as_str()).collect();
+        let low: Vec<&str> = b
+            .low_performers
+            .iter()
+            .map(|l| l.adversary.as_str())
+            .collect();
         // nine: too few raised; fifth: exactly 20% is not under 20%.
         assert_eq!(low, vec!["ten"]);
         assert!(b.low_performers[0].recommendation.contains("dismissed"));
@@ -777,7 +841,9 @@ mod tests {
         assert_eq!(runs.len(), 2);
         assert_eq!(notes.len(), 1);
         // Garbage in the middle is corruption, with its line.
-        let text = String::from_utf8(bytes).unwrap().replacen("{\"at\"", "{\"at\"x", 1);
+        let text = String::from_utf8(bytes)
+            .unwrap()
+            .replacen("{\"at\"", "{\"at\"x", 1);
         std::fs::write(&p, text).unwrap();
         match load_history(&p).unwrap_err() {
             StoreError::Corrupt { line, .. } => assert_eq!(line, 1),

@@ -27,8 +27,16 @@ pub fn write(
     writeln!(out, "Generated: {}", now.format("%Y-%m-%dT%H:%M:%SZ"))?;
     writeln!(out)?;
     writeln!(out, "## Spec Summary")?;
-    writeln!(out, "- Title: {}", verdict.spec.title.as_deref().unwrap_or("(untitled)"))?;
-    writeln!(out, "- File: {}", verdict.spec.path.as_deref().unwrap_or("<stdin>"))?;
+    writeln!(
+        out,
+        "- Title: {}",
+        verdict.spec.title.as_deref().unwrap_or("(untitled)")
+    )?;
+    writeln!(
+        out,
+        "- File: {}",
+        verdict.spec.path.as_deref().unwrap_or("<stdin>")
+    )?;
     writeln!(out, "- SHA-256: {}", verdict.spec.sha256)?;
     writeln!(out, "- Verdict: {}", verdict.verdict.as_str())?;
     writeln!(out, "- Adversaries: {}", verdict.adversaries.join(", "))?;
@@ -49,12 +57,20 @@ pub fn write(
     writeln!(out, "## Adversary Performance (Gauntlet)")?;
     writeln!(out)?;
     writeln!(out, "### Shout-Outs (Valuable Contributions)")?;
-    writeln!(out, "| Adversary | Concerns Raised | Filtered | Accepted | Acceptance Rate | Notable Finds |")?;
-    writeln!(out, "|-----------|-----------------|----------|----------|-----------------|---------------|")?;
+    writeln!(
+        out,
+        "| Adversary | Concerns Raised | Filtered | Accepted | Acceptance Rate | Notable Finds |"
+    )?;
+    writeln!(
+        out,
+        "|-----------|-----------------|----------|----------|-----------------|---------------|"
+    )?;
     let mut names: Vec<&String> = run.adversaries.keys().collect();
     names.sort_by(|a, b| {
         let (x, y) = (&run.adversaries[*a], &run.adversaries[*b]);
-        y.acceptance_rate().total_cmp(&x.acceptance_rate()).then(a.cmp(b))
+        y.acceptance_rate()
+            .total_cmp(&x.acceptance_rate())
+            .then(a.cmp(b))
     });
     for name in names {
         let c = &run.adversaries[name];
@@ -79,7 +95,11 @@ pub fn write(
             c.filtered,
             c.accepted,
             percent(c.acceptance_rate()),
-            cell(&if finds.is_empty() { "-".to_string() } else { finds.join("; ") })
+            cell(&if finds.is_empty() {
+                "-".to_string()
+            } else {
+                finds.join("; ")
+            })
         )?;
     }
     writeln!(out)?;
@@ -87,7 +107,11 @@ pub fn write(
     let board = Leaderboard::new(cumulative, None);
     let low: Vec<_> = board.adversaries.iter().filter_map(low_performer).collect();
     if low.is_empty() {
-        writeln!(out, "- None over {} run(s) (acceptance under 20% with at least 10 raised).", cumulative.total_runs)?;
+        writeln!(
+            out,
+            "- None over {} run(s) (acceptance under 20% with at least 10 raised).",
+            cumulative.total_runs
+        )?;
     }
     for l in &low {
         writeln!(
@@ -115,16 +139,32 @@ pub fn write(
         out,
         "- Overturned: {}{}",
         s.sustained,
-        if overturned.is_empty() { String::new() } else { format!(" ({})", overturned.join(", ")) }
+        if overturned.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", overturned.join(", "))
+        }
     )?;
-    let rate = if s.challenges == 0 { "-".to_string() } else { percent(s.sustained as f64 / s.challenges as f64) };
+    let rate = if s.challenges == 0 {
+        "-".to_string()
+    } else {
+        percent(s.sustained as f64 / s.challenges as f64)
+    };
     writeln!(out, "- Win rate: {rate}")?;
     writeln!(out)?;
 
     writeln!(out, "### Self-Filter")?;
     let f = &verdict.stats.filter;
-    writeln!(out, "- Dropped: {} (already addressed with high confidence)", f.dropped)?;
-    writeln!(out, "- Noted: {} (previously addressed, evaluated again)", f.noted)?;
+    writeln!(
+        out,
+        "- Dropped: {} (already addressed with high confidence)",
+        f.dropped
+    )?;
+    writeln!(
+        out,
+        "- Noted: {} (previously addressed, evaluated again)",
+        f.noted
+    )?;
     writeln!(out, "- Proceeding with: {}", f.proceeding)?;
     for c in &verdict.concerns {
         if let Some(n) = &c.filter {

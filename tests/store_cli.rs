@@ -11,7 +11,9 @@ const T0: &str = "2026-01-01T00:00:00Z";
 
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_gauntlet"));
-    c.env_remove("GAUNTLET_STORE_DIR").env_remove("GAUNTLET_NOW").env("NO_COLOR", "1");
+    c.env_remove("GAUNTLET_STORE_DIR")
+        .env_remove("GAUNTLET_NOW")
+        .env("NO_COLOR", "1");
     c
 }
 
@@ -95,7 +97,13 @@ fn second_run_drops_what_the_first_dismissed_and_evaluators_see_fewer() {
     saved_ids.sort();
     assert_eq!(saved_ids, dismissed);
     for e in &saved {
-        assert!(e["explanation"].as_str().unwrap().contains("offline/section: "), "{e:#}");
+        assert!(
+            e["explanation"]
+                .as_str()
+                .unwrap()
+                .contains("offline/section: "),
+            "{e:#}"
+        );
         assert_eq!(e["times_matched"], 0);
         assert_eq!(e["confidence"], 0.9);
         assert_eq!(e["added_at"], T0);
@@ -104,7 +112,12 @@ fn second_run_drops_what_the_first_dismissed_and_evaluators_see_fewer() {
     let second = verdict(&dir, Path::new(SPEC), "2026-01-02T00:00:00Z");
     for id in &dismissed {
         assert_eq!(status_of(&second, id), "filtered");
-        let c = second["concerns"].as_array().unwrap().iter().find(|c| &c["id"] == id).unwrap();
+        let c = second["concerns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| &c["id"] == id)
+            .unwrap();
         let f = &c["filter"];
         assert_eq!(f["action"], "dropped");
         assert_eq!(f["similarity"], 1.0);
@@ -113,7 +126,10 @@ fn second_run_drops_what_the_first_dismissed_and_evaluators_see_fewer() {
         let entry = saved.iter().find(|e| &e["concern_id"] == id).unwrap();
         assert_eq!(f["entry_id"], entry["id"]);
         assert_eq!(f["explanation"], entry["explanation"]);
-        assert!(c["votes"].as_array().unwrap().is_empty(), "no evaluator saw it");
+        assert!(
+            c["votes"].as_array().unwrap().is_empty(),
+            "no evaluator saw it"
+        );
     }
     assert_eq!(status_of(&second, &reinstated[0]), "reinstated");
     assert_eq!(second["stats"]["filter"]["dropped"], 2);
@@ -139,7 +155,10 @@ fn sixty_days_later_they_are_evaluated_again() {
     assert!(ids_with(&later, "filtered").is_empty());
     assert_eq!(later["stats"]["filter"]["dropped"], 0);
     assert_eq!(later["stats"]["filter"]["noted"], 0);
-    assert_eq!(later["stats"]["evaluation"]["evaluated"], first["stats"]["evaluation"]["evaluated"]);
+    assert_eq!(
+        later["stats"]["evaluation"]["evaluated"],
+        first["stats"]["evaluation"]["evaluated"]
+    );
     assert_eq!(ids_with(&later, "dismissed"), ids_with(&first, "dismissed"));
     for c in later["concerns"].as_array().unwrap() {
         assert!(c["filter"].is_null());
@@ -164,7 +183,12 @@ fn fourteen_days_later_they_are_noted_then_reverified() {
     assert_eq!(noted["stats"]["filter"]["noted"], 2);
     assert_eq!(noted["stats"]["filter"]["dropped"], 0);
     for id in &dismissed {
-        let c = noted["concerns"].as_array().unwrap().iter().find(|c| &c["id"] == id).unwrap();
+        let c = noted["concerns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| &c["id"] == id)
+            .unwrap();
         assert_eq!(c["filter"]["action"], "noted");
         assert_eq!(c["filter"]["confidence"], 0.45);
         assert_eq!(c["status"], "dismissed");
@@ -175,7 +199,10 @@ fn fourteen_days_later_they_are_noted_then_reverified() {
     for id in &dismissed {
         assert!(report.contains(&format!("{id} noted by rc-")), "{report}");
     }
-    assert!(report.contains("confidence 0.45, now dismissed): offline/section: the spec states"), "{report}");
+    assert!(
+        report.contains("confidence 0.45, now dismissed): offline/section: the spec states"),
+        "{report}"
+    );
     // Dismissed again on day 14, so on day 15 the explanation is fresh: dropped.
     let next = verdict(&dir, Path::new(SPEC), "2026-01-16T00:00:00Z");
     assert_eq!(ids_with(&next, "filtered"), dismissed);
@@ -194,7 +221,12 @@ fn a_changed_spec_costs_thirty_percent() {
     // 0.9 * 0.7 = 0.63: noted, not dropped.
     assert_eq!(v["stats"]["filter"]["dropped"], 0);
     assert_eq!(v["stats"]["filter"]["noted"], 2);
-    let notes: Vec<&Value> = v["concerns"].as_array().unwrap().iter().filter(|c| !c["filter"].is_null()).collect();
+    let notes: Vec<&Value> = v["concerns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| !c["filter"].is_null())
+        .collect();
     assert!(notes.iter().all(|c| c["filter"]["confidence"] == 0.63));
 }
 
@@ -210,25 +242,56 @@ fn stats_are_exact_sums_over_runs() {
     let out = run_ok(
         bin()
             .arg(SPEC)
-            .args(["--format", "json", "--quiet", "--adversaries", "paranoid_security", "--now", "2026-01-03T00:00:00Z", "--store-dir"])
+            .args([
+                "--format",
+                "json",
+                "--quiet",
+                "--adversaries",
+                "paranoid_security",
+                "--now",
+                "2026-01-03T00:00:00Z",
+                "--store-dir",
+            ])
             .arg(&dir),
         &[0, 1],
     );
     let third: Value = serde_json::from_slice(&out.stdout).unwrap();
     let all = [&runs[0], &runs[1], &third];
-    let stats: Value = serde_json::from_slice(&std::fs::read(dir.join("adversary_stats.json")).unwrap()).unwrap();
+    let stats: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("adversary_stats.json")).unwrap()).unwrap();
     assert_eq!(stats["total_runs"], 3);
     for adv in ["paranoid_security", "burned_oncall", "lazy_developer"] {
         let count = |status: &[&str]| -> u64 {
             all.iter()
                 .flat_map(|v| v["concerns"].as_array().unwrap())
-                .filter(|c| c["adversary"] == adv && status.contains(&c["status"].as_str().unwrap()))
+                .filter(|c| {
+                    c["adversary"] == adv && status.contains(&c["status"].as_str().unwrap())
+                })
                 .count() as u64
         };
-        let ran = all.iter().filter(|v| v["adversaries"].as_array().unwrap().iter().any(|a| a == adv)).count() as u64;
+        let ran = all
+            .iter()
+            .filter(|v| {
+                v["adversaries"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|a| a == adv)
+            })
+            .count() as u64;
         let s = &stats["adversaries"][adv];
         assert_eq!(s["runs"], ran, "{adv}");
-        assert_eq!(s["concerns_raised"], count(&["accepted", "reinstated", "dismissed", "deferred", "filtered"]), "{adv}");
+        assert_eq!(
+            s["concerns_raised"],
+            count(&[
+                "accepted",
+                "reinstated",
+                "dismissed",
+                "deferred",
+                "filtered"
+            ]),
+            "{adv}"
+        );
         assert_eq!(s["accepted"], count(&["accepted", "reinstated"]), "{adv}");
         assert_eq!(s["dismissed"], count(&["dismissed"]), "{adv}");
         assert_eq!(s["filtered"], count(&["filtered"]), "{adv}");
@@ -244,18 +307,38 @@ fn stats_are_exact_sums_over_runs() {
 
     // The leaderboard (both binaries) reads the same sums; --since uses the history.
     let board = |args: &[&str], exe: &str| -> Value {
-        let out = run_ok(Command::new(exe).args(args).arg("--store-dir").arg(&dir).args(["--format", "json"]), &[0]);
+        let out = run_ok(
+            Command::new(exe)
+                .args(args)
+                .arg("--store-dir")
+                .arg(&dir)
+                .args(["--format", "json"]),
+            &[0],
+        );
         serde_json::from_slice(&out.stdout).unwrap()
     };
     let g = board(&["adversary-stats"], env!("CARGO_BIN_EXE_gauntlet"));
     let a = board(&[], env!("CARGO_BIN_EXE_adversary-stats"));
     assert_eq!(g, a);
     assert_eq!(g["total_runs"], 3);
-    let since = board(&["adversary-stats", "--since", "2026-01-02"], env!("CARGO_BIN_EXE_gauntlet"));
+    let since = board(
+        &["adversary-stats", "--since", "2026-01-02"],
+        env!("CARGO_BIN_EXE_gauntlet"),
+    );
     assert_eq!(since["total_runs"], 2);
-    let row = since["adversaries"].as_array().unwrap().iter().find(|r| r["adversary"] == "burned_oncall").unwrap();
+    let row = since["adversaries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["adversary"] == "burned_oncall")
+        .unwrap();
     assert_eq!(row["runs"], 1);
-    let md = run_ok(bin().args(["adversary-stats", "--format", "markdown", "--store-dir"]).arg(&dir), &[0]);
+    let md = run_ok(
+        bin()
+            .args(["adversary-stats", "--format", "markdown", "--store-dir"])
+            .arg(&dir),
+        &[0],
+    );
     let md = String::from_utf8(md.stdout).unwrap();
     assert!(md.contains("| burned_oncall | 2 |"), "{md}");
     assert!(md.contains("## Low Performers"));
@@ -270,16 +353,38 @@ fn review_report_per_run_unless_no_report() {
     let first = dir.join("reviews/review_2026-01-22_143000.md");
     let second = dir.join("reviews/review_2026-01-22_143000_2.md");
     let text = std::fs::read_to_string(&first).unwrap();
-    for heading in ["# Spec Review Report", "### Shout-Outs", "### Low Performers", "### Rebuttal Effectiveness", "## Model Performance", "## Total Cost"] {
+    for heading in [
+        "# Spec Review Report",
+        "### Shout-Outs",
+        "### Low Performers",
+        "### Rebuttal Effectiveness",
+        "## Model Performance",
+        "## Total Cost",
+    ] {
         assert!(text.contains(heading), "{heading} missing:\n{text}");
     }
-    assert!(text.contains("| burned_oncall | 3 | 0 | 1 | 33% |"), "{text}");
+    assert!(
+        text.contains("| burned_oncall | 3 | 0 | 1 | 33% |"),
+        "{text}"
+    );
     let again = std::fs::read_to_string(&second).unwrap();
     assert!(again.contains("dropped by rc-"), "{again}");
     // Second run: 2 of burned_oncall's 3 were filtered; 1 of the 1 seen was accepted.
-    assert!(again.contains("| burned_oncall | 3 | 2 | 1 | 100% |"), "{again}");
+    assert!(
+        again.contains("| burned_oncall | 3 | 2 | 1 | 100% |"),
+        "{again}"
+    );
     run_ok(
-        bin().arg(SPEC).args(["--quiet", "--no-report", "--now", "2026-02-01T00:00:00Z", "--store-dir"]).arg(&dir),
+        bin()
+            .arg(SPEC)
+            .args([
+                "--quiet",
+                "--no-report",
+                "--now",
+                "2026-02-01T00:00:00Z",
+                "--store-dir",
+            ])
+            .arg(&dir),
         &[0, 1],
     );
     assert_eq!(std::fs::read_dir(dir.join("reviews")).unwrap().count(), 2);
@@ -292,14 +397,26 @@ fn no_store_reads_and_writes_nothing() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("resolved_concerns.json"), "{ not json").unwrap();
     let out = run_ok(
-        bin().arg(SPEC).args(["--quiet", "--no-store", "--format", "json"]).env("GAUNTLET_STORE_DIR", &dir),
+        bin()
+            .arg(SPEC)
+            .args(["--quiet", "--no-store", "--format", "json"])
+            .env("GAUNTLET_STORE_DIR", &dir),
         &[1],
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(ids_with(&v, "filtered").is_empty());
-    let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert_eq!(names, vec![std::ffi::OsString::from("resolved_concerns.json")]);
-    assert_eq!(std::fs::read(dir.join("resolved_concerns.json")).unwrap(), b"{ not json");
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        names,
+        vec![std::ffi::OsString::from("resolved_concerns.json")]
+    );
+    assert_eq!(
+        std::fs::read(dir.join("resolved_concerns.json")).unwrap(),
+        b"{ not json"
+    );
 }
 
 #[test]
@@ -309,13 +426,29 @@ fn default_location_is_the_project_root() {
     let sub = root.join("docs/specs");
     std::fs::create_dir_all(root.join(".git")).unwrap();
     std::fs::create_dir_all(&sub).unwrap();
-    run_ok(bin().arg(SPEC).args(["--quiet", "--now", T0]).current_dir(&sub), &[1]);
-    assert!(root.join(".adversarial-spec/resolved_concerns.json").exists());
+    run_ok(
+        bin()
+            .arg(SPEC)
+            .args(["--quiet", "--now", T0])
+            .current_dir(&sub),
+        &[1],
+    );
+    assert!(
+        root.join(".adversarial-spec/resolved_concerns.json")
+            .exists()
+    );
     assert!(root.join(".adversarial-spec/adversary_stats.json").exists());
     assert!(!sub.join(".adversarial-spec").exists());
     // GAUNTLET_STORE_DIR overrides it.
     let other = tmp.path().join("elsewhere");
-    run_ok(bin().arg(SPEC).args(["--quiet", "--now", T0]).current_dir(&sub).env("GAUNTLET_STORE_DIR", &other), &[1]);
+    run_ok(
+        bin()
+            .arg(SPEC)
+            .args(["--quiet", "--now", T0])
+            .current_dir(&sub)
+            .env("GAUNTLET_STORE_DIR", &other),
+        &[1],
+    );
     assert!(other.join("resolved_concerns.json").exists());
 }
 
@@ -325,9 +458,18 @@ fn refuses(dir: &Path, file: &str, bytes: &[u8], needle: &str) {
     std::fs::create_dir_all(dir).unwrap();
     let path = dir.join(file);
     std::fs::write(&path, bytes).unwrap();
-    let out = run_ok(bin().arg(SPEC).args(["--quiet", "--now", T0, "--store-dir"]).arg(dir), &[3]);
+    let out = run_ok(
+        bin()
+            .arg(SPEC)
+            .args(["--quiet", "--now", T0, "--store-dir"])
+            .arg(dir),
+        &[3],
+    );
     let err = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(err.contains(&path.display().to_string()), "names the file: {err}");
+    assert!(
+        err.contains(&path.display().to_string()),
+        "names the file: {err}"
+    );
     assert!(err.contains(needle), "says `{needle}`: {err}");
     assert_eq!(std::fs::read(&path).unwrap(), bytes, "left untouched");
     assert!(out.stdout.is_empty());
@@ -347,20 +489,47 @@ fn corrupt_truncated_and_unknown_version_files_stop_the_run_untouched() {
 
     let truncated = &valid[..valid.len() * 2 / 3];
     let lines = truncated.iter().filter(|&&b| b == b'\n').count() + 1;
-    refuses(&tmp.path().join("t"), "resolved_concerns.json", truncated, &format!("corrupt at line {lines}"));
+    refuses(
+        &tmp.path().join("t"),
+        "resolved_concerns.json",
+        truncated,
+        &format!("corrupt at line {lines}"),
+    );
 
     let mut garbage = valid.clone();
     let at = garbage.iter().position(|&b| b == b'[').unwrap();
     garbage[at] = b'?';
-    refuses(&tmp.path().join("g"), "resolved_concerns.json", &garbage, "corrupt at line 4, column");
+    refuses(
+        &tmp.path().join("g"),
+        "resolved_concerns.json",
+        &garbage,
+        "corrupt at line 4, column",
+    );
 
-    let v2 = String::from_utf8(valid.clone()).unwrap().replace("\"format_version\": 1", "\"format_version\": 2");
-    refuses(&tmp.path().join("v"), "resolved_concerns.json", v2.as_bytes(), "format_version 2 at line 2, column 1");
+    let v2 = String::from_utf8(valid.clone())
+        .unwrap()
+        .replace("\"format_version\": 1", "\"format_version\": 2");
+    refuses(
+        &tmp.path().join("v"),
+        "resolved_concerns.json",
+        v2.as_bytes(),
+        "format_version 2 at line 2, column 1",
+    );
 
-    refuses(&tmp.path().join("e"), "resolved_concerns.json", b"", "corrupt at line 1");
+    refuses(
+        &tmp.path().join("e"),
+        "resolved_concerns.json",
+        b"",
+        "corrupt at line 1",
+    );
 
     let stats = std::fs::read(good.join("adversary_stats.json")).unwrap();
-    refuses(&tmp.path().join("s"), "adversary_stats.json", &stats[..stats.len() / 2], "corrupt at line");
+    refuses(
+        &tmp.path().join("s"),
+        "adversary_stats.json",
+        &stats[..stats.len() / 2],
+        "corrupt at line",
+    );
 }
 
 /// Makes a folder unwritable even for root (immutable attribute), undone on drop.
@@ -376,7 +545,11 @@ impl ReadOnly {
         }
         let _ = std::fs::remove_file(dir.join(".probe"));
         // Root ignores modes; the immutable attribute still binds it.
-        let ok = Command::new("chattr").arg("+i").arg(dir).status().is_ok_and(|s| s.success());
+        let ok = Command::new("chattr")
+            .arg("+i")
+            .arg(dir)
+            .status()
+            .is_ok_and(|s| s.success());
         (ok && std::fs::write(dir.join(".probe"), b"x").is_err()).then_some(guard)
     }
 }
@@ -396,12 +569,23 @@ fn read_only_folder_is_a_clear_error_and_data_stays() {
     verdict(&dir, Path::new(SPEC), T0);
     let before: Vec<(std::ffi::OsString, Vec<u8>)> = snapshot(&dir);
     let Some(_ro) = ReadOnly::new(&dir) else {
-        eprintln!("cannot make a read-only folder here (neither file modes nor chattr bind); skipped");
+        eprintln!(
+            "cannot make a read-only folder here (neither file modes nor chattr bind); skipped"
+        );
         return;
     };
-    let out = run_ok(bin().arg(SPEC).args(["--quiet", "--now", "2026-01-02T00:00:00Z", "--store-dir"]).arg(&dir), &[3]);
+    let out = run_ok(
+        bin()
+            .arg(SPEC)
+            .args(["--quiet", "--now", "2026-01-02T00:00:00Z", "--store-dir"])
+            .arg(&dir),
+        &[3],
+    );
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cannot write") && err.contains(&dir.display().to_string()), "{err}");
+    assert!(
+        err.contains("cannot write") && err.contains(&dir.display().to_string()),
+        "{err}"
+    );
     assert_eq!(snapshot(&dir), before);
     // Reading still works.
     let list = run_ok(bin().args(["store", "list", "--store-dir"]).arg(&dir), &[0]);
@@ -455,11 +639,29 @@ fn imported_reference_entries_filter_paraphrased_concerns() {
     let dir = tmp.path().join("store");
     let file = tmp.path().join("resolved_concerns.json");
     std::fs::write(&file, REFERENCE).unwrap();
-    let out = run_ok(bin().args(["store", "import"]).arg(&file).arg("--store-dir").arg(&dir).args(["--now", T0]), &[0]);
+    let out = run_ok(
+        bin()
+            .args(["store", "import"])
+            .arg(&file)
+            .arg("--store-dir")
+            .arg(&dir)
+            .args(["--now", T0]),
+        &[0],
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("imported 2 entries"));
     // Importing again adds nothing.
-    let out = run_ok(bin().args(["store", "import"]).arg(&file).arg("--store-dir").arg(&dir), &[0]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("imported 0 entries"), "{out:?}");
+    let out = run_ok(
+        bin()
+            .args(["store", "import"])
+            .arg(&file)
+            .arg("--store-dir")
+            .arg(&dir),
+        &[0],
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("imported 0 entries"),
+        "{out:?}"
+    );
     let e = entries(&dir);
     assert_eq!(e.len(), 2);
     assert_eq!(e[0]["added_at"], "2026-01-01T09:30:00.123456Z");
@@ -468,12 +670,25 @@ fn imported_reference_entries_filter_paraphrased_concerns() {
     // "No timeout on calls the billing API" (the offline attacker's title)
     // is a paraphrase of the imported pattern: dropped at 0.85, 14.5 hours old.
     let v = verdict(&dir, Path::new(SPEC), "2026-01-02T00:00:00Z");
-    let c = v["concerns"].as_array().unwrap().iter().find(|c| c["title"] == "No timeout on calls the billing API").unwrap();
+    let c = v["concerns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["title"] == "No timeout on calls the billing API")
+        .unwrap();
     assert_eq!(c["status"], "filtered");
-    assert_eq!(c["filter"]["entry_id"], "0b9d7c1e-6a43-4c1e-9a55-3f7c2d1b8e01");
+    assert_eq!(
+        c["filter"]["entry_id"],
+        "0b9d7c1e-6a43-4c1e-9a55-3f7c2d1b8e01"
+    );
     assert_eq!(c["filter"]["similarity"], 1.0);
     // ...while the near miss about the currency API is not.
-    let cur = v["concerns"].as_array().unwrap().iter().find(|c| c["title"] == "No timeout on calls the currency API").unwrap();
+    let cur = v["concerns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["title"] == "No timeout on calls the currency API")
+        .unwrap();
     assert!(cur["filter"].is_null());
     assert_ne!(cur["status"], "filtered");
     let e = entries(&dir);
@@ -492,23 +707,51 @@ fn store_list_show_forget_prune() {
     let list = d(&["store", "list", "--now", "2026-01-15T00:00:00Z"], &[0]);
     assert!(list.starts_with("2 entries"), "{list}");
     assert!(list.contains(" 0.450 "), "{list}");
-    let ids: Vec<String> = entries(&dir).iter().map(|e| e["id"].as_str().unwrap().to_string()).collect();
+    let ids: Vec<String> = entries(&dir)
+        .iter()
+        .map(|e| e["id"].as_str().unwrap().to_string())
+        .collect();
     let show = d(&["store", "show", &ids[0][..8], "--now", T0], &[0]);
-    assert!(show.contains(&ids[0]) && show.contains("0.9 now on the same spec (drop)"), "{show}");
+    assert!(
+        show.contains(&ids[0]) && show.contains("0.9 now on the same spec (drop)"),
+        "{show}"
+    );
     assert!(show.contains("0.63 now if the spec changed"), "{show}");
     assert!(d(&["store", "show", "rc-nope"], &[2]).contains("no stored entry"));
 
     // Prune: at day 28 both are at 0.225, above 0.2; at day 42, 0.1125.
     let before = std::fs::read(dir.join("resolved_concerns.json")).unwrap();
-    let dry = d(&["store", "prune", "--dry-run", "--now", "2026-02-12T00:00:00Z"], &[0]);
+    let dry = d(
+        &[
+            "store",
+            "prune",
+            "--dry-run",
+            "--now",
+            "2026-02-12T00:00:00Z",
+        ],
+        &[0],
+    );
     assert!(dry.contains("2 of 2 entries would be pruned"), "{dry}");
-    assert_eq!(std::fs::read(dir.join("resolved_concerns.json")).unwrap(), before);
+    assert_eq!(
+        std::fs::read(dir.join("resolved_concerns.json")).unwrap(),
+        before
+    );
     let keep = d(&["store", "prune", "--now", "2026-01-29T00:00:00Z"], &[0]);
     assert!(keep.contains("0 of 2 entries pruned"), "{keep}");
     let gone = d(&["store", "forget", &ids[1]], &[0]);
     assert!(gone.contains(&format!("forgot {}", ids[1])));
     assert_eq!(entries(&dir).len(), 1);
-    let pruned = d(&["store", "prune", "--below", "0.5", "--now", "2026-01-29T00:00:00Z"], &[0]);
+    let pruned = d(
+        &[
+            "store",
+            "prune",
+            "--below",
+            "0.5",
+            "--now",
+            "2026-01-29T00:00:00Z",
+        ],
+        &[0],
+    );
     assert!(pruned.contains("1 of 1 entries pruned"), "{pruned}");
     assert!(entries(&dir).is_empty());
     assert!(d(&["store", "check"], &[0]).contains("ok: "));
@@ -533,11 +776,22 @@ fn concurrent_runs_lose_nothing() {
     let n_same = 6;
     let mut children = Vec::new();
     for i in 0..n_same + specs.len() {
-        let spec: &Path = if i < n_same { Path::new(SPEC) } else { &specs[i - n_same] };
+        let spec: &Path = if i < n_same {
+            Path::new(SPEC)
+        } else {
+            &specs[i - n_same]
+        };
         children.push(
             bin()
                 .arg(spec)
-                .args(["--quiet", "--format", "json", "--now", "2026-01-02T00:00:00Z", "--store-dir"])
+                .args([
+                    "--quiet",
+                    "--format",
+                    "json",
+                    "--now",
+                    "2026-01-02T00:00:00Z",
+                    "--store-dir",
+                ])
                 .arg(&dir)
                 .stdout(std::process::Stdio::null())
                 .spawn()
@@ -549,31 +803,53 @@ fn concurrent_runs_lose_nothing() {
         assert!(matches!(code, Some(0 | 1)), "{code:?}");
     }
     let e = entries(&dir);
-    let billing = e.iter().find(|x| x["pattern"] == "No timeout on calls the billing API").unwrap();
+    let billing = e
+        .iter()
+        .find(|x| x["pattern"] == "No timeout on calls the billing API")
+        .unwrap();
     // Every one of the same-spec runs dropped it and counted the match.
     assert_eq!(billing["times_matched"], n_same as u64);
     for name in ["ledger", "payroll", "tax"] {
         assert!(
-            e.iter().any(|x| x["pattern"] == format!("No timeout on calls the {name} API")),
+            e.iter()
+                .any(|x| x["pattern"] == format!("No timeout on calls the {name} API")),
             "{name} entry lost"
         );
     }
-    let stats: Value = serde_json::from_slice(&std::fs::read(dir.join("adversary_stats.json")).unwrap()).unwrap();
+    let stats: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("adversary_stats.json")).unwrap()).unwrap();
     let runs = 1 + n_same + specs.len();
     assert_eq!(stats["total_runs"], runs as u64);
     assert_eq!(stats["adversaries"]["burned_oncall"]["runs"], runs as u64);
     let history = std::fs::read_to_string(dir.join("adversary_runs.jsonl")).unwrap();
     assert_eq!(history.lines().count(), runs);
-    assert_eq!(std::fs::read_dir(dir.join("reviews")).unwrap().count(), runs);
-    run_ok(bin().args(["store", "check", "--store-dir"]).arg(&dir), &[0]);
+    assert_eq!(
+        std::fs::read_dir(dir.join("reviews")).unwrap().count(),
+        runs
+    );
+    run_ok(
+        bin().args(["store", "check", "--store-dir"]).arg(&dir),
+        &[0],
+    );
 }
 
 #[test]
 fn bad_clock_is_a_usage_error() {
     let tmp = tempfile::tempdir().unwrap();
-    let out = run_ok(bin().arg(SPEC).args(["--quiet", "--now", "last tuesday", "--store-dir"]).arg(tmp.path()), &[2]);
+    let out = run_ok(
+        bin()
+            .arg(SPEC)
+            .args(["--quiet", "--now", "last tuesday", "--store-dir"])
+            .arg(tmp.path()),
+        &[2],
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid time `last tuesday`"));
-    let out = run_ok(bin().args(["adversary-stats", "--since", "soon", "--store-dir"]).arg(tmp.path()), &[2]);
+    let out = run_ok(
+        bin()
+            .args(["adversary-stats", "--since", "soon", "--store-dir"])
+            .arg(tmp.path()),
+        &[2],
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid --since"));
     // Nothing was created.
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);

@@ -18,7 +18,14 @@ fn reference(dir: &Path, name: &str, tag: &str, n: usize) -> std::path::PathBuf 
         })
         .collect();
     let p = dir.join(name);
-    std::fs::write(&p, format!("{{\"concerns\": [{}], \"last_updated\": null}}", entries.join(","))).unwrap();
+    std::fs::write(
+        &p,
+        format!(
+            "{{\"concerns\": [{}], \"last_updated\": null}}",
+            entries.join(",")
+        ),
+    )
+    .unwrap();
     p
 }
 
@@ -37,9 +44,8 @@ fn import(store: &Path, file: &Path) -> Command {
 
 fn count(store: &Path) -> usize {
     let bytes = std::fs::read(store.join("resolved_concerns.json")).unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap_or_else(|e| {
-        panic!("store is broken after a kill ({} bytes): {e}", bytes.len())
-    });
+    let v: serde_json::Value = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|e| panic!("store is broken after a kill ({} bytes): {e}", bytes.len()));
     assert_eq!(v["format_version"], 1);
     v["concerns"].as_array().unwrap().len()
 }
@@ -64,10 +70,15 @@ fn killed_mid_write_leaves_old_or_new_file() {
     let mut have = count(&store);
     assert_eq!(have, 3000);
 
-    let mut seed = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap().as_nanos() as u64;
+    let mut seed = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
     eprintln!("random seed {seed}, one import takes {full:?}");
     let mut next = move || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         seed >> 33
     };
     let window = full.as_millis().max(50) as u64 + 50;
@@ -82,27 +93,41 @@ fn killed_mid_write_leaves_old_or_new_file() {
         let _ = child.wait();
         // fsutil names its temp file after the writer's pid.
         let suffix = format!(".tmp.{pid}");
-        if temp_files(&store).iter().any(|p| p.to_string_lossy().ends_with(&suffix)) {
+        if temp_files(&store)
+            .iter()
+            .any(|p| p.to_string_lossy().ends_with(&suffix))
+        {
             mid_write += 1;
         }
         let now = count(&store);
         if now == have {
             old += 1;
         } else {
-            assert_eq!(now, have + 5, "round {rounds}: neither the old nor the new file");
+            assert_eq!(
+                now,
+                have + 5,
+                "round {rounds}: neither the old nor the new file"
+            );
             new += 1;
         }
         have = now;
     }
     eprintln!("{rounds} kills: {mid_write} mid-write, {old} left the old file, {new} the new one");
-    assert!(mid_write >= 3, "only {mid_write} kills landed mid-write in {rounds} rounds");
+    assert!(
+        mid_write >= 3,
+        "only {mid_write} kills landed mid-write in {rounds} rounds"
+    );
     // The next write under the lock clears what killed writers left behind.
     let file = reference(tmp.path(), "last.json", "last", 1);
     let mut c = import(&store, &file);
     c.env_remove("GAUNTLET_TEST_WRITE_PACE_MS");
     assert!(c.status().unwrap().success());
     assert_eq!(count(&store), have + 1);
-    std::fs::write(store.join(".resolved_concerns.json.tmp.999999"), b"half a wri").unwrap();
+    std::fs::write(
+        store.join(".resolved_concerns.json.tmp.999999"),
+        b"half a wri",
+    )
+    .unwrap();
     let file = reference(tmp.path(), "last2.json", "last2", 1);
     assert!(import(&store, &file).status().unwrap().success());
     assert!(temp_files(&store).is_empty());
@@ -111,5 +136,9 @@ fn killed_mid_write_leaves_old_or_new_file() {
         .arg(&store)
         .output()
         .unwrap();
-    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
 }

@@ -2,7 +2,9 @@
 //! a writer returning an exit code. Changes happen under the store lock and
 //! are written atomically; nothing is written when a file could not be read.
 
-use super::args::{AdversaryStatsArgs, ListFormat, LocationArgs, StatsFormat, StoreArgs, StoreCommand};
+use super::args::{
+    AdversaryStatsArgs, ListFormat, LocationArgs, StatsFormat, StoreArgs, StoreCommand,
+};
 use super::confidence;
 use super::location::{StorePaths, parse_now, parse_time};
 use super::lock::StoreLock;
@@ -52,7 +54,13 @@ fn short(s: &str, n: usize) -> String {
     if one_line.chars().count() <= n {
         one_line
     } else {
-        format!("{}...", one_line.chars().take(n.saturating_sub(3)).collect::<String>())
+        format!(
+            "{}...",
+            one_line
+                .chars()
+                .take(n.saturating_sub(3))
+                .collect::<String>()
+        )
     }
 }
 
@@ -72,16 +80,28 @@ fn entry_json(e: &Entry, now: DateTime<Utc>) -> serde_json::Value {
     v
 }
 
-fn list(paths: &StorePaths, now: DateTime<Utc>, format: ListFormat, out: &mut dyn Write) -> Result<u8, Error> {
+fn list(
+    paths: &StorePaths,
+    now: DateTime<Utc>,
+    format: ListFormat,
+    out: &mut dyn Write,
+) -> Result<u8, Error> {
     let store = resolved_store::load(&paths.store())?;
     match format {
         ListFormat::Json => {
-            let v: Vec<serde_json::Value> = store.concerns.iter().map(|e| entry_json(e, now)).collect();
+            let v: Vec<serde_json::Value> =
+                store.concerns.iter().map(|e| entry_json(e, now)).collect();
             serde_json::to_writer_pretty(&mut *out, &v).map_err(|e| io(e.into()))?;
             writeln!(out).map_err(io)?;
         }
         ListFormat::Text => {
-            writeln!(out, "{} entries in {}", store.concerns.len(), paths.store().display()).map_err(io)?;
+            writeln!(
+                out,
+                "{} entries in {}",
+                store.concerns.len(),
+                paths.store().display()
+            )
+            .map_err(io)?;
             if !store.concerns.is_empty() {
                 writeln!(
                     out,
@@ -110,7 +130,13 @@ fn list(paths: &StorePaths, now: DateTime<Utc>, format: ListFormat, out: &mut dy
     Ok(0)
 }
 
-fn show(paths: &StorePaths, now: DateTime<Utc>, id: &str, format: ListFormat, out: &mut dyn Write) -> Result<u8, Error> {
+fn show(
+    paths: &StorePaths,
+    now: DateTime<Utc>,
+    id: &str,
+    format: ListFormat,
+    out: &mut dyn Write,
+) -> Result<u8, Error> {
     let store = resolved_store::load(&paths.store())?;
     let e = &store.concerns[store.find(id)?];
     if format == ListFormat::Json {
@@ -128,17 +154,46 @@ fn show(paths: &StorePaths, now: DateTime<Utc>, id: &str, format: ListFormat, ou
         writeln!(out, "verified_at:   {}", t(e.verified_at))?;
         writeln!(out, "last_matched:  {}", t(e.last_matched))?;
         writeln!(out, "times_matched: {}", e.times_matched)?;
-        writeln!(out, "confidence:    {} base, {c} now on the same spec ({})", e.confidence, action_label(c))?;
+        writeln!(
+            out,
+            "confidence:    {} base, {c} now on the same spec ({})",
+            e.confidence,
+            action_label(c)
+        )?;
         writeln!(
             out,
             "               {} now if the spec changed",
             e.confidence_at(now, Some("\u{0}changed"))
         )?;
-        writeln!(out, "spec_hash:     {}", e.spec_hash.as_deref().unwrap_or("-"))?;
-        writeln!(out, "fingerprint:   {}", e.fingerprint.as_deref().unwrap_or("-"))?;
-        writeln!(out, "concern_id:    {}", e.concern_id.as_deref().unwrap_or("-"))?;
-        writeln!(out, "section:       {}", e.section.as_deref().unwrap_or("-"))?;
-        writeln!(out, "evaluators:    {}", if e.evaluators.is_empty() { "-".to_string() } else { e.evaluators.join(", ") })?;
+        writeln!(
+            out,
+            "spec_hash:     {}",
+            e.spec_hash.as_deref().unwrap_or("-")
+        )?;
+        writeln!(
+            out,
+            "fingerprint:   {}",
+            e.fingerprint.as_deref().unwrap_or("-")
+        )?;
+        writeln!(
+            out,
+            "concern_id:    {}",
+            e.concern_id.as_deref().unwrap_or("-")
+        )?;
+        writeln!(
+            out,
+            "section:       {}",
+            e.section.as_deref().unwrap_or("-")
+        )?;
+        writeln!(
+            out,
+            "evaluators:    {}",
+            if e.evaluators.is_empty() {
+                "-".to_string()
+            } else {
+                e.evaluators.join(", ")
+            }
+        )?;
         if let Some(s) = &e.source {
             writeln!(out, "source:        {s}")?;
         }
@@ -158,15 +213,32 @@ fn forget(paths: &StorePaths, id: &str, out: &mut dyn Write) -> Result<u8, Error
     let i = store.find(id)?;
     let e = store.concerns.remove(i);
     resolved_store::save(&paths.store(), &store)?;
-    writeln!(out, "forgot {} ({}: {})", e.id, e.adversary, short(&e.pattern, 60)).map_err(io)?;
+    writeln!(
+        out,
+        "forgot {} ({}: {})",
+        e.id,
+        e.adversary,
+        short(&e.pattern, 60)
+    )
+    .map_err(io)?;
     Ok(0)
 }
 
-fn prune(paths: &StorePaths, now: DateTime<Utc>, below: f64, dry_run: bool, out: &mut dyn Write) -> Result<u8, Error> {
+fn prune(
+    paths: &StorePaths,
+    now: DateTime<Utc>,
+    below: f64,
+    dry_run: bool,
+    out: &mut dyn Write,
+) -> Result<u8, Error> {
     if !(0.0..=1.0).contains(&below) {
         return Err(UsageError::Invalid(format!("--below {below} is not between 0 and 1")).into());
     }
-    let lock = if dry_run { None } else { Some(StoreLock::acquire(&paths.dir)?) };
+    let lock = if dry_run {
+        None
+    } else {
+        Some(StoreLock::acquire(&paths.dir)?)
+    };
     let mut store = resolved_store::load(&paths.store())?;
     let (gone, kept): (Vec<Entry>, Vec<Entry>) = store
         .concerns
@@ -201,10 +273,18 @@ fn prune(paths: &StorePaths, now: DateTime<Utc>, below: f64, dry_run: bool, out:
 }
 
 fn norm(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+    s.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
-fn import(paths: &StorePaths, now: DateTime<Utc>, file: &std::path::Path, out: &mut dyn Write) -> Result<u8, Error> {
+fn import(
+    paths: &StorePaths,
+    now: DateTime<Utc>,
+    file: &std::path::Path,
+    out: &mut dyn Write,
+) -> Result<u8, Error> {
     let bytes = std::fs::read(file).map_err(|source| StoreError::Read {
         file: file.display().to_string(),
         source,
@@ -290,7 +370,14 @@ fn check(paths: &StorePaths, out: &mut dyn Write) -> Result<u8, Error> {
                 say(format!("problem: {}: {x}", paths.store().display()), out)?;
             }
             if p.is_empty() {
-                say(format!("ok: {} ({} entries)", paths.store().display(), store.concerns.len()), out)?;
+                say(
+                    format!(
+                        "ok: {} ({} entries)",
+                        paths.store().display(),
+                        store.concerns.len()
+                    ),
+                    out,
+                )?;
             }
         }
         Err(e) => {
@@ -300,7 +387,10 @@ fn check(paths: &StorePaths, out: &mut dyn Write) -> Result<u8, Error> {
     }
     let stats = match adversary_stats::load(&paths.stats()) {
         Ok(s) => {
-            say(format!("ok: {} ({} runs)", paths.stats().display(), s.total_runs), out)?;
+            say(
+                format!("ok: {} ({} runs)", paths.stats().display(), s.total_runs),
+                out,
+            )?;
             Some(s)
         }
         Err(e) => {
@@ -314,7 +404,10 @@ fn check(paths: &StorePaths, out: &mut dyn Write) -> Result<u8, Error> {
             for n in notes {
                 say(format!("note: {n}"), out)?;
             }
-            say(format!("ok: {} ({} runs)", paths.history().display(), runs.len()), out)?;
+            say(
+                format!("ok: {} ({} runs)", paths.history().display(), runs.len()),
+                out,
+            )?;
             if let Some(s) = stats
                 && s.total_runs != runs.len() as u64
             {
@@ -340,7 +433,9 @@ pub fn run_adversary_stats(args: &AdversaryStatsArgs, out: &mut dyn Write) -> Re
     let (paths, _now) = resolve(&args.location)?;
     let since = match args.since.as_deref() {
         Some(s) => Some(parse_time(s).ok_or_else(|| {
-            UsageError::Invalid(format!("invalid --since `{s}`: expected a date like 2026-01-22"))
+            UsageError::Invalid(format!(
+                "invalid --since `{s}`: expected a date like 2026-01-22"
+            ))
         })?),
         None => None,
     };

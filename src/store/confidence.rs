@@ -1,10 +1,14 @@
 //! How much a stored explanation is still worth: the seed's decay model.
 //!
-//! `confidence = base * 0.5^(age_days / 14)`, `* 0.7` when the spec's hash
-//! differs from the one the explanation was written for, `+ min(times_matched
-//! * 0.05, 0.3)` once `times_matched >= 3`, capped below 1. At or above 0.7
-//! the concern is dropped, at or above 0.4 it is evaluated with the earlier
-//! explanation attached, below that the entry is ignored.
+//! ```text
+//! confidence = base * 0.5^(age_days / 14)
+//! confidence *= 0.7                              if the spec's hash differs
+//! confidence += min(times_matched * 0.05, 0.3)   once times_matched >= 3
+//! confidence  = min(confidence, 0.99)            capped below 1
+//! ```
+//!
+//! At or above 0.7 the concern is dropped, at or above 0.4 it is evaluated
+//! with the earlier explanation attached, below that the entry is ignored.
 //!
 //! Pure arithmetic over plain values: no clock, no files.
 

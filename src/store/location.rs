@@ -95,7 +95,11 @@ mod tests {
         std::fs::create_dir_all(tmp.path().join("a/.git")).unwrap();
         assert_eq!(project_root(&deep), tmp.path().join("a"));
         let p = StorePaths::resolve(None, &deep);
-        assert_eq!(p.store(), tmp.path().join("a/.adversarial-spec/resolved_concerns.json"));
+        assert_eq!(
+            p.store(),
+            tmp.path()
+                .join("a/.adversarial-spec/resolved_concerns.json")
+        );
         let p = StorePaths::resolve(Some(Path::new("/x")), &deep);
         assert_eq!(p.stats(), Path::new("/x/adversary_stats.json"));
     }

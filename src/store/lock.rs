@@ -72,7 +72,10 @@ fn remove_stale_temp_files(dir: &Path) {
     for e in entries.flatten() {
         let name = e.file_name();
         let name = name.to_string_lossy();
-        if name.starts_with('.') && name.contains(".tmp.") && e.file_type().is_ok_and(|t| t.is_file()) {
+        if name.starts_with('.')
+            && name.contains(".tmp.")
+            && e.file_type().is_ok_and(|t| t.is_file())
+        {
             let _ = std::fs::remove_file(e.path());
         }
     }

@@ -35,7 +35,11 @@ pub struct ProjectStore {
 impl ProjectStore {
     /// Reads the store and checks the stats file, so a corrupt file stops
     /// the run before any work (and long before any write).
-    pub fn open(paths: StorePaths, now: DateTime<Utc>, report: bool) -> Result<ProjectStore, StoreError> {
+    pub fn open(
+        paths: StorePaths,
+        now: DateTime<Utc>,
+        report: bool,
+    ) -> Result<ProjectStore, StoreError> {
         let snapshot = resolved_store::load(&paths.store())?;
         adversary_stats::load(&paths.stats())?;
         let index = build_index(&snapshot);
@@ -156,7 +160,11 @@ pub fn apply_verdict(
             applied.matched += 1;
         }
     }
-    for c in verdict.concerns.iter().filter(|c| c.status == Status::Dismissed) {
+    for c in verdict
+        .concerns
+        .iter()
+        .filter(|c| c.status == Status::Dismissed)
+    {
         let evaluators: Vec<String> = c
             .votes
             .iter()
@@ -169,7 +177,8 @@ pub fn apply_verdict(
             .and_then(|n| store.position(&n.entry_id))
             .or_else(|| {
                 store.concerns.iter().position(|e| {
-                    e.adversary == c.adversary && e.fingerprint.as_deref() == Some(c.fingerprint.as_str())
+                    e.adversary == c.adversary
+                        && e.fingerprint.as_deref() == Some(c.fingerprint.as_str())
                 })
             })
             .or_else(|| similar(c).and_then(|id| store.position(&id)));
@@ -282,7 +291,11 @@ fn write_report(
     let stem = base.trim_end_matches(".md");
     let mut n = 1;
     loop {
-        let name = if n == 1 { base.clone() } else { format!("{stem}_{n}.md") };
+        let name = if n == 1 {
+            base.clone()
+        } else {
+            format!("{stem}_{n}.md")
+        };
         let path = dir.join(name);
         if !path.exists() {
             super::lock::write_file(&path, &text)?;
@@ -366,7 +379,11 @@ mod tests {
     #[test]
     fn saves_dismissed_only_and_updates_instead_of_duplicating() {
         let now = t("2026-01-01T00:00:00Z");
-        let mut upheld = concern("No timeout on the billing API", "missing-timeout", Status::Dismissed);
+        let mut upheld = concern(
+            "No timeout on the billing API",
+            "missing-timeout",
+            Status::Dismissed,
+        );
         upheld.adjudication = Some(Adjudication {
             outcome: AdjudicationOutcome::Upheld,
             reasoning: "evidence holds".into(),
@@ -375,26 +392,54 @@ mod tests {
         let reinstated = concern("No retry on the billing API", "retry", Status::Reinstated);
         let accepted = concern("No alerting", "alerting", Status::Accepted);
         let mut store = StoreFile::default();
-        let a = apply_verdict(&mut store, &verdict(vec![upheld, reinstated, accepted]), now, |_| None);
-        assert_eq!(a, Applied { matched: 0, saved: 1, updated: 0 });
+        let a = apply_verdict(
+            &mut store,
+            &verdict(vec![upheld, reinstated, accepted]),
+            now,
+            |_| None,
+        );
+        assert_eq!(
+            a,
+            Applied {
+                matched: 0,
+                saved: 1,
+                updated: 0
+            }
+        );
         assert_eq!(store.concerns.len(), 1);
         let e = &store.concerns[0];
         assert_eq!(e.pattern, "No timeout on the billing API");
-        assert_eq!(e.explanation, "e1: line 9 sets it\nupheld on challenge: evidence holds");
+        assert_eq!(
+            e.explanation,
+            "e1: line 9 sets it\nupheld on challenge: evidence holds"
+        );
         assert_eq!(e.evaluators, vec!["e1"]);
         assert_eq!(e.spec_hash.as_deref(), Some("feed"));
 
         // The same concern in other words (another fingerprint), found by the
         // text index: the entry is refreshed, not duplicated.
         let later = t("2026-01-10T00:00:00Z");
-        let again = concern("Billing API calls have no timeout", "other-rule", Status::Dismissed);
+        let again = concern(
+            "Billing API calls have no timeout",
+            "other-rule",
+            Status::Dismissed,
+        );
         let id = e.id.clone();
         let mut index = build_index(&store);
         let snapshot = store.clone();
         let a = apply_verdict(&mut store, &verdict(vec![again]), later, |c| {
-            index.best(&c.adversary, &c.title, None).map(|m| snapshot.concerns[m.entry].id.clone())
+            index
+                .best(&c.adversary, &c.title, None)
+                .map(|m| snapshot.concerns[m.entry].id.clone())
         });
-        assert_eq!(a, Applied { matched: 0, saved: 0, updated: 1 });
+        assert_eq!(
+            a,
+            Applied {
+                matched: 0,
+                saved: 0,
+                updated: 1
+            }
+        );
         assert_eq!(store.concerns.len(), 1);
         assert_eq!(store.concerns[0].id, id);
         assert_eq!(store.concerns[0].verified_at, Some(later));
@@ -408,7 +453,11 @@ mod tests {
         let mut store = StoreFile::default();
         apply_verdict(
             &mut store,
-            &verdict(vec![concern("No timeout on the billing API", "r", Status::Dismissed)]),
+            &verdict(vec![concern(
+                "No timeout on the billing API",
+                "r",
+                Status::Dismissed,
+            )]),
             now,
             |_| None,
         );
@@ -422,7 +471,12 @@ mod tests {
         assert_eq!(fresh[0].status, Status::Filtered);
         assert_eq!(fresh[0].filter.as_ref().unwrap().confidence, 0.9);
         assert!(fresh[1].filter.is_none());
-        let a = apply_verdict(&mut store, &verdict(fresh), t("2026-01-02T00:00:00Z"), |_| None);
+        let a = apply_verdict(
+            &mut store,
+            &verdict(fresh),
+            t("2026-01-02T00:00:00Z"),
+            |_| None,
+        );
         assert_eq!(a.matched, 1);
         assert_eq!(store.concerns[0].times_matched, 1);
     }

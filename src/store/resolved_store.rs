@@ -60,8 +60,8 @@ impl Entry {
 
     /// Confidence now, for a spec with hash `spec_sha256` (`None`: ignore spec change).
     pub fn confidence_at(&self, now: DateTime<Utc>, spec_sha256: Option<&str>) -> f64 {
-        let changed = spec_sha256
-            .is_some_and(|s| confidence::spec_changed(self.spec_hash.as_deref(), s));
+        let changed =
+            spec_sha256.is_some_and(|s| confidence::spec_changed(self.spec_hash.as_deref(), s));
         confidence::current(
             self.confidence,
             confidence::age_days(self.reference_time(), now),
@@ -135,17 +135,14 @@ struct Probe {
 pub fn parse(bytes: &[u8], path: &Path) -> Result<StoreFile, StoreError> {
     match serde_json::from_slice::<StoreFile>(bytes) {
         Ok(file) if file.format_version == FORMAT_VERSION => Ok(file),
-        Ok(file) => Err(version_error(
-            bytes,
-            path,
-            file.format_version.to_string(),
-        )),
+        Ok(file) => Err(version_error(bytes, path, file.format_version.to_string())),
         Err(e) => {
             // A valid document of another version explains itself better
             // than "missing field" deep inside it.
             if let Ok(probe) = serde_json::from_slice::<Probe>(bytes) {
                 match probe.format_version {
-                    Some(serde_json::Value::Number(n)) if n.as_u64() == Some(FORMAT_VERSION as u64) => {}
+                    Some(serde_json::Value::Number(n))
+                        if n.as_u64() == Some(FORMAT_VERSION as u64) => {}
                     Some(v) => return Err(version_error(bytes, path, v.to_string())),
                     None => {
                         return Err(version_error(bytes, path, "(missing)".to_string()));
@@ -238,7 +235,11 @@ struct ReferenceFile {
 /// Reads a reference implementation `resolved_concerns.json` (`{"concerns":
 /// [...], "last_updated": ...}`), or one of ours, into entries. Entries
 /// without a usable `added_at` are dated `now` (and said so in the notes).
-pub fn import(bytes: &[u8], path: &Path, now: DateTime<Utc>) -> Result<(Vec<Entry>, Vec<String>), StoreError> {
+pub fn import(
+    bytes: &[u8],
+    path: &Path,
+    now: DateTime<Utc>,
+) -> Result<(Vec<Entry>, Vec<String>), StoreError> {
     if let Ok(probe) = serde_json::from_slice::<Probe>(bytes)
         && probe.format_version.is_some()
     {
@@ -253,21 +254,29 @@ pub fn import(bytes: &[u8], path: &Path, now: DateTime<Utc>) -> Result<(Vec<Entr
         let added_at = match r.added_at.as_deref().and_then(parse_time) {
             Some(t) => t,
             None => {
-                notes.push(format!("entry {}: no valid added_at; dated {}", i + 1, now.to_rfc3339()));
+                notes.push(format!(
+                    "entry {}: no valid added_at; dated {}",
+                    i + 1,
+                    now.to_rfc3339()
+                ));
                 now
             }
         };
-        let id = r
-            .id
-            .filter(|s| !s.trim().is_empty())
-            .unwrap_or_else(|| entry_id(&format!("{source}\0{i}\0{}", r.pattern)));
+        let id =
+            r.id.filter(|s| !s.trim().is_empty())
+                .unwrap_or_else(|| entry_id(&format!("{source}\0{i}\0{}", r.pattern)));
         out.push(Entry {
             id,
             pattern: r.pattern,
             explanation: r.explanation,
-            adversary: r.adversary.unwrap_or_else(|| super::similarity::GENERAL.to_string()),
+            adversary: r
+                .adversary
+                .unwrap_or_else(|| super::similarity::GENERAL.to_string()),
             added_at,
-            confidence: r.confidence.unwrap_or(confidence::DEFAULT_BASE).clamp(0.0, 1.0),
+            confidence: r
+                .confidence
+                .unwrap_or(confidence::DEFAULT_BASE)
+                .clamp(0.0, 1.0),
             spec_hash: r.spec_hash.filter(|s| !s.is_empty()),
             times_matched: r.times_matched.unwrap_or(0),
             last_matched: r.last_matched.as_deref().and_then(parse_time),
@@ -351,7 +360,12 @@ mod tests {
     fn unknown_version_is_named_with_its_line() {
         let text = b"{\n  \"concerns\": [],\n  \"format_version\": 7\n}";
         match parse(text, Path::new("s.json")).unwrap_err() {
-            StoreError::UnknownVersion { found, line, column, .. } => {
+            StoreError::UnknownVersion {
+                found,
+                line,
+                column,
+                ..
+            } => {
                 assert_eq!(found, "7");
                 assert_eq!((line, column), (3, 3));
             }
@@ -373,7 +387,10 @@ mod tests {
         };
         assert_eq!(f.find("rc-aa").unwrap(), 0);
         assert_eq!(f.find("rc-ab3").unwrap(), 2);
-        assert!(matches!(f.find("rc-ab"), Err(StoreError::AmbiguousId { count: 2, .. })));
+        assert!(matches!(
+            f.find("rc-ab"),
+            Err(StoreError::AmbiguousId { count: 2, .. })
+        ));
         assert!(matches!(f.find("zz"), Err(StoreError::UnknownId(_))));
     }
 

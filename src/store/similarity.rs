@@ -29,31 +29,231 @@ pub const THRESHOLD: f64 = 0.6;
 pub const GENERAL: &str = "general";
 
 const STOP_WORDS: &[&str] = &[
-    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
-    "are", "aren", "as", "at", "be", "because", "been", "before", "being", "below", "between",
-    "both", "but", "by", "can", "cannot", "could", "couldn", "did", "didn", "do", "does",
-    "doesn", "doing", "don", "down", "during", "each", "either", "else", "even", "ever", "every",
-    "few", "for", "from", "further", "had", "hadn", "has", "hasn", "have", "haven", "having",
-    "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "isn", "it",
-    "its", "itself", "just", "let", "may", "me", "might", "more", "most", "must", "mustn", "my",
-    "neither", "nor", "of", "off", "on", "once", "one", "only", "or", "other", "our", "ours",
-    "out", "over", "own", "per", "same", "shall", "she", "should", "shouldn", "so", "some",
-    "such", "than", "that", "the", "their", "theirs", "them", "then", "there", "these", "they",
-    "this", "those", "through", "to", "too", "under", "until", "up", "upon", "us", "very", "via",
-    "was", "wasn", "we", "were", "weren", "what", "when", "where", "whether", "which", "while",
-    "who", "whom", "why", "will", "with", "within", "won", "would", "wouldn", "you", "your",
-    "s", "t", "d", "ll", "re", "ve", "m", "etc", "e", "g", "ie", "eg",
+    "a",
+    "about",
+    "above",
+    "after",
+    "again",
+    "against",
+    "all",
+    "also",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "aren",
+    "as",
+    "at",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "cannot",
+    "could",
+    "couldn",
+    "did",
+    "didn",
+    "do",
+    "does",
+    "doesn",
+    "doing",
+    "don",
+    "down",
+    "during",
+    "each",
+    "either",
+    "else",
+    "even",
+    "ever",
+    "every",
+    "few",
+    "for",
+    "from",
+    "further",
+    "had",
+    "hadn",
+    "has",
+    "hasn",
+    "have",
+    "haven",
+    "having",
+    "he",
+    "her",
+    "here",
+    "hers",
+    "him",
+    "his",
+    "how",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "isn",
+    "it",
+    "its",
+    "itself",
+    "just",
+    "let",
+    "may",
+    "me",
+    "might",
+    "more",
+    "most",
+    "must",
+    "mustn",
+    "my",
+    "neither",
+    "nor",
+    "of",
+    "off",
+    "on",
+    "once",
+    "one",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "out",
+    "over",
+    "own",
+    "per",
+    "same",
+    "shall",
+    "she",
+    "should",
+    "shouldn",
+    "so",
+    "some",
+    "such",
+    "than",
+    "that",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "to",
+    "too",
+    "under",
+    "until",
+    "up",
+    "upon",
+    "us",
+    "very",
+    "via",
+    "was",
+    "wasn",
+    "we",
+    "were",
+    "weren",
+    "what",
+    "when",
+    "where",
+    "whether",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "why",
+    "will",
+    "with",
+    "within",
+    "won",
+    "would",
+    "wouldn",
+    "you",
+    "your",
+    "s",
+    "t",
+    "d",
+    "ll",
+    "re",
+    "ve",
+    "m",
+    "etc",
+    "e",
+    "g",
+    "ie",
+    "eg",
     // Negations and absence: every concern is about something missing, so
     // "no timeout" and "timeout is not set" say the same thing.
-    "no", "not", "never", "none", "without", "lack", "lacks", "lacking", "missing", "absent",
-    "unspecified", "undefined", "unclear", "nothing",
+    "no",
+    "not",
+    "never",
+    "none",
+    "without",
+    "lack",
+    "lacks",
+    "lacking",
+    "missing",
+    "absent",
+    "unspecified",
+    "undefined",
+    "unclear",
+    "nothing",
     // Concern boilerplate.
-    "spec", "specification", "document", "doc", "design", "state", "states", "stated",
-    "describe", "describes", "described", "mention", "mentions", "mentioned", "concern",
-    "concerns", "issue", "issues", "problem", "problems", "there", "anywhere", "nowhere",
-    "currently", "proper", "properly", "adequate", "adequately", "sufficient", "sufficiently",
-    "explicit", "explicitly", "clear", "clearly", "defined", "define", "defines", "specified",
-    "specify", "specifies", "set", "configured", "given", "used", "uses", "using",
+    "spec",
+    "specification",
+    "document",
+    "doc",
+    "design",
+    "state",
+    "states",
+    "stated",
+    "describe",
+    "describes",
+    "described",
+    "mention",
+    "mentions",
+    "mentioned",
+    "concern",
+    "concerns",
+    "issue",
+    "issues",
+    "problem",
+    "problems",
+    "there",
+    "anywhere",
+    "nowhere",
+    "currently",
+    "proper",
+    "properly",
+    "adequate",
+    "adequately",
+    "sufficient",
+    "sufficiently",
+    "explicit",
+    "explicitly",
+    "clear",
+    "clearly",
+    "defined",
+    "define",
+    "defines",
+    "specified",
+    "specify",
+    "specifies",
+    "set",
+    "configured",
+    "given",
+    "used",
+    "uses",
+    "using",
 ];
 
 /// Stems (after Snowball) that mean the same thing in concerns, mapped to one.
@@ -286,7 +486,12 @@ impl Index {
         for (i, (item, terms)) in items.into_iter().zip(terms).enumerate() {
             index.insert(i, item, terms);
         }
-        let largest = index.partitions.values().map(|p| p.entries.len()).max().unwrap_or(0);
+        let largest = index
+            .partitions
+            .values()
+            .map(|p| p.entries.len())
+            .max()
+            .unwrap_or(0);
         index.counts = vec![0; largest];
         index
     }
@@ -294,9 +499,13 @@ impl Index {
     fn insert(&mut self, entry: usize, item: IndexItem<'_>, terms: Vec<String>) {
         if let Some(fp) = item.fingerprint.filter(|f| !f.is_empty()) {
             // Later entries win, like the newest explanation.
-            self.fingerprints.insert(format!("{}\0{fp}", item.adversary), entry);
+            self.fingerprints
+                .insert(format!("{}\0{fp}", item.adversary), entry);
         }
-        let part = self.partitions.entry(item.adversary.to_string()).or_default();
+        let part = self
+            .partitions
+            .entry(item.adversary.to_string())
+            .or_default();
         let pos = part.entries.len() as u32;
         part.entries.push(entry);
         part.lens.push(terms.len() as u32);
@@ -316,7 +525,12 @@ impl Index {
     /// into a dense counter array (sequential reads, no per-candidate
     /// pointer chasing); only entries sharing enough terms to reach the
     /// threshold are scored.
-    pub fn best(&mut self, adversary: &str, text: &str, fingerprint: Option<&str>) -> Option<Match> {
+    pub fn best(
+        &mut self,
+        adversary: &str,
+        text: &str,
+        fingerprint: Option<&str>,
+    ) -> Option<Match> {
         if let Some(fp) = fingerprint.filter(|f| !f.is_empty())
             && let Some(&entry) = self.fingerprints.get(&format!("{adversary}\0{fp}"))
         {
@@ -329,7 +543,10 @@ impl Index {
         if terms.is_empty() {
             return None;
         }
-        let known: Vec<u32> = terms.iter().filter_map(|t| self.dictionary.get(t).copied()).collect();
+        let known: Vec<u32> = terms
+            .iter()
+            .filter_map(|t| self.dictionary.get(t).copied())
+            .collect();
         let a_len = terms.len();
         // Jaccard >= t needs |A n B| >= t|A| and t|A| <= |B| <= |A|/t.
         let min_overlap = ((THRESHOLD * a_len as f64) - 1e-9).ceil().max(1.0) as usize;
@@ -407,41 +624,77 @@ mod tests {
     #[test]
     fn paraphrases_match() {
         // Reordered, with negation phrased differently.
-        matches("No timeout on calls to the Stripe API", "Calls to the Stripe API have no timeout");
+        matches(
+            "No timeout on calls to the Stripe API",
+            "Calls to the Stripe API have no timeout",
+        );
         // Synonyms: request/call, lacks/no.
-        matches("Stripe API requests lack a timeout", "No timeout on calls to the Stripe API");
+        matches(
+            "Stripe API requests lack a timeout",
+            "No timeout on calls to the Stripe API",
+        );
         // Elaboration on one side only.
         matches(
             "Stripe API calls have no timeout",
             "No timeout is configured for calls to the Stripe API",
         );
         // verify / check, plural / singular.
-        matches("Webhook signatures are not verified", "The webhook signature is never checked");
+        matches(
+            "Webhook signatures are not verified",
+            "The webhook signature is never checked",
+        );
         // "rate limiting" / "throttled", word forms.
-        matches("No rate limiting on the login endpoint", "Login endpoint is not throttled");
+        matches(
+            "No rate limiting on the login endpoint",
+            "Login endpoint is not throttled",
+        );
         // "timed out" / "timeout", "hangs" / "timeout".
-        matches("The export job can hang on the warehouse query", "No timeout on the export job warehouse query");
+        matches(
+            "The export job can hang on the warehouse query",
+            "No timeout on the export job warehouse query",
+        );
         // Boilerplate and line numbers are ignored.
         matches(
             "Line 47 (Design) describes the upload handler, but the spec does not state a size limit",
             "Upload handler has no size limit (line 12)",
         );
         // Case and punctuation.
-        matches("PASSWORDS stored in plain-text!", "Passwords are stored in plain text");
+        matches(
+            "PASSWORDS stored in plain-text!",
+            "Passwords are stored in plain text",
+        );
     }
 
     #[test]
     fn near_misses_do_not_match() {
         // Same component, different failure mode.
-        differs("No timeout on calls to the Stripe API", "No retry on calls to the Stripe API");
+        differs(
+            "No timeout on calls to the Stripe API",
+            "No retry on calls to the Stripe API",
+        );
         // Same failure mode, different component.
-        differs("No timeout on calls to the billing API", "No timeout on calls to the currency API");
-        differs("Webhook signatures are not verified", "Webhook payloads are not encrypted");
-        differs("Uploaded files are not size limited", "Uploaded files are not scanned for malware");
+        differs(
+            "No timeout on calls to the billing API",
+            "No timeout on calls to the currency API",
+        );
+        differs(
+            "Webhook signatures are not verified",
+            "Webhook payloads are not encrypted",
+        );
+        differs(
+            "Uploaded files are not size limited",
+            "Uploaded files are not scanned for malware",
+        );
         // A generic explanation does not answer a specific concern.
-        differs("No timeout on calls", "No timeout on calls to the billing API from the export worker");
+        differs(
+            "No timeout on calls",
+            "No timeout on calls to the billing API from the export worker",
+        );
         // Same words, different subject.
-        differs("Passwords are stored in plain text", "API keys are logged in plain text");
+        differs(
+            "Passwords are stored in plain text",
+            "API keys are logged in plain text",
+        );
         // Long titles that differ in one word only.
         differs(
             "Nightly export worker retries failed billing API calls without exponential backoff",
@@ -479,15 +732,29 @@ mod tests {
             item("paranoid_security", "Stripe API calls have no timeout"),
             item("general", "Webhook signatures are not verified"),
         ]);
-        let m = idx.best("burned_oncall", "Calls to the Stripe API have no timeout", None).unwrap();
+        let m = idx
+            .best(
+                "burned_oncall",
+                "Calls to the Stripe API have no timeout",
+                None,
+            )
+            .unwrap();
         assert_eq!(m.entry, 1);
         assert_eq!(m.similarity, 1.0);
         // Another adversary's entry is not used...
-        assert!(idx.best("lazy_developer", "Stripe API calls have no timeout", None).is_none());
+        assert!(
+            idx.best("lazy_developer", "Stripe API calls have no timeout", None)
+                .is_none()
+        );
         // ...but a general one is.
-        let m = idx.best("lazy_developer", "webhook signature never checked", None).unwrap();
+        let m = idx
+            .best("lazy_developer", "webhook signature never checked", None)
+            .unwrap();
         assert_eq!(m.entry, 3);
-        assert!(idx.best("burned_oncall", "No alerting on the nightly job", None).is_none());
+        assert!(
+            idx.best("burned_oncall", "No alerting on the nightly job", None)
+                .is_none()
+        );
     }
 
     #[test]
@@ -500,7 +767,9 @@ mod tests {
                 fingerprint: Some("abc"),
             },
         ]);
-        let m = idx.best("x", "something entirely different", Some("abc")).unwrap();
+        let m = idx
+            .best("x", "something entirely different", Some("abc"))
+            .unwrap();
         assert_eq!(m.entry, 1);
         assert!(idx.best("y", "zzz", Some("abc")).is_none());
     }
@@ -509,18 +778,37 @@ mod tests {
     fn index_agrees_with_brute_force() {
         // Deterministic pseudo-random corpus over a small vocabulary.
         let vocab = [
-            "timeout", "retry", "stripe", "billing", "webhook", "queue", "worker", "token",
-            "signature", "upload", "export", "cache", "tenant", "invoice", "quota", "schema",
+            "timeout",
+            "retry",
+            "stripe",
+            "billing",
+            "webhook",
+            "queue",
+            "worker",
+            "token",
+            "signature",
+            "upload",
+            "export",
+            "cache",
+            "tenant",
+            "invoice",
+            "quota",
+            "schema",
         ];
         let mut seed = 42u64;
         let mut next = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (seed >> 33) as usize
         };
         let texts: Vec<String> = (0..400)
             .map(|_| {
                 let n = 2 + next() % 4;
-                (0..n).map(|_| vocab[next() % vocab.len()]).collect::<Vec<_>>().join(" ")
+                (0..n)
+                    .map(|_| vocab[next() % vocab.len()])
+                    .collect::<Vec<_>>()
+                    .join(" ")
             })
             .collect();
         let mut idx = Index::build(texts.iter().map(|t| item("a", t)));
@@ -528,7 +816,10 @@ mod tests {
         let terms: Vec<Vec<String>> = texts.iter().map(|t| norm.terms(t)).collect();
         for q in 0..60 {
             let n = 2 + next() % 4;
-            let query: String = (0..n).map(|_| vocab[next() % vocab.len()]).collect::<Vec<_>>().join(" ");
+            let query: String = (0..n)
+                .map(|_| vocab[next() % vocab.len()])
+                .collect::<Vec<_>>()
+                .join(" ");
             let qt = norm.terms(&query);
             let brute = terms
                 .iter()
@@ -537,7 +828,11 @@ mod tests {
                 .filter(|(s, _)| *s >= THRESHOLD)
                 .max_by(|a, b| a.0.partial_cmp(&b.0).unwrap().then(a.1.cmp(&b.1)));
             let got = idx.best("a", &query, None);
-            assert_eq!(got.map(|m| m.entry), brute.map(|b| b.1), "query {q}: {query}");
+            assert_eq!(
+                got.map(|m| m.entry),
+                brute.map(|b| b.1),
+                "query {q}: {query}"
+            );
         }
     }
 }
