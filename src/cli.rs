@@ -17,7 +17,8 @@ Exit codes:
   0  pass: no concern requires revision at or above --fail-on
   1  revise: at least one concern requires revision at or above --fail-on
   2  usage or input error (bad flags, no spec, a directory, binary or oversized input)
-  3  the run could not complete (a role failed; the verdict is incomplete)";
+  3  the run could not complete (a role failed; the verdict is incomplete),
+     or .adversarial-spec/ could not be read or written (see `gauntlet store check`)";
 
 #[derive(Debug, Parser)]
 #[command(

@@ -73,6 +73,7 @@ pub enum StatsFormat {
 #[derive(Debug, Clone, Parser)]
 #[command(name = "adversary-stats", version)]
 pub struct AdversaryStatsArgs {
+    /// Output format on standard output.
     #[arg(long, value_enum, default_value = "text")]
     pub format: StatsFormat,
 
