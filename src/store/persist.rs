@@ -165,6 +165,15 @@ pub fn apply_verdict(
         .iter()
         .filter(|c| c.status == Status::Dismissed)
     {
+        let reasoned = c
+            .votes
+            .iter()
+            .any(|v| v.decision == Decision::Dismiss && !v.reasoning.trim().is_empty());
+        if !reasoned {
+            // Nothing to show a future evaluator: an empty answer is no answer.
+            continue;
+        }
+        let explanation = explanation(c);
         let evaluators: Vec<String> = c
             .votes
             .iter()
@@ -185,7 +194,7 @@ pub fn apply_verdict(
         match existing {
             Some(i) => {
                 let e = &mut store.concerns[i];
-                e.explanation = explanation(c);
+                e.explanation = explanation;
                 e.verified_at = Some(now);
                 e.spec_hash = Some(verdict.spec.sha256.clone());
                 e.confidence = e.confidence.max(confidence::DEFAULT_BASE);
@@ -203,7 +212,7 @@ pub fn apply_verdict(
                 store.concerns.push(Entry {
                     id: resolved_store::entry_id(&format!("{}\0{}", c.adversary, c.fingerprint)),
                     pattern: c.title.clone(),
-                    explanation: explanation(c),
+                    explanation,
                     adversary: c.adversary.clone(),
                     added_at: now,
                     confidence: confidence::DEFAULT_BASE,
@@ -390,11 +399,14 @@ mod tests {
             adjudicator: None,
         });
         let reinstated = concern("No retry on the billing API", "retry", Status::Reinstated);
+        // Dismissed without any reasoning: nothing worth saving.
+        let mut silent = concern("No quota on uploads", "quota", Status::Dismissed);
+        silent.votes.iter_mut().for_each(|v| v.reasoning.clear());
         let accepted = concern("No alerting", "alerting", Status::Accepted);
         let mut store = StoreFile::default();
         let a = apply_verdict(
             &mut store,
-            &verdict(vec![upheld, reinstated, accepted]),
+            &verdict(vec![upheld, reinstated, accepted, silent]),
             now,
             |_| None,
         );
