@@ -202,11 +202,21 @@ fn concerns(n: usize) -> Vec<Concern> {
         .collect()
 }
 
+/// Full sizes under `cargo bench` (criterion gets `--bench`); small ones when
+/// the test runner only checks that the benchmarks run, to keep it fast.
+fn scale(full: usize) -> usize {
+    if std::env::args().any(|a| a == "--bench") {
+        full
+    } else {
+        full / 100
+    }
+}
+
 fn bench_filter(c: &mut Criterion) {
     let now = DateTime::parse_from_rfc3339("2026-03-01T00:00:00Z")
         .unwrap()
         .with_timezone(&Utc);
-    let s = store(100_000, now);
+    let s = store(scale(100_000), now);
     let mut g = c.benchmark_group("store");
     g.sample_size(10);
     g.bench_function("index build, 100k entries", |b| b.iter(|| build_index(&s)));
@@ -305,11 +315,11 @@ fn bench_stats(c: &mut Criterion) {
         .with_timezone(&Utc);
     let advs: Vec<String> = (0..100).map(|i| format!("adversary_{i:03}")).collect();
     let mut r = Rng(3);
-    let history: Vec<RunRecord> = (0..10_000)
-        .map(|i| run_record(&mut r, t0 + Duration::minutes(i), &advs))
+    let history: Vec<RunRecord> = (0..scale(10_000))
+        .map(|i| run_record(&mut r, t0 + Duration::minutes(i as i64), &advs))
         .collect();
     let stats = StatsFile::from_runs(&history);
-    assert_eq!(stats.total_runs, 10_000);
+    assert_eq!(stats.total_runs, scale(10_000) as u64);
     assert_eq!(stats.adversaries.len(), 100);
     let dir = tempfile::tempdir().unwrap();
     let stats_path = dir.path().join("adversary_stats.json");
