@@ -1,7 +1,7 @@
 //! What the `gauntlet` binary does for each command, as library functions
 //! over writers and an event sink, so tests and the binary share them.
 
-use crate::cli::{Cli, RunArgs};
+use crate::cli::{Cli, Command, RunArgs};
 use crate::config::Config;
 use crate::error::{Error, RunError};
 use crate::event::Event;
@@ -17,8 +17,10 @@ pub fn run(
 ) -> Result<u8, Error> {
     match cli.command {
         None => run_spec(&cli.run, out, events, color),
-        Some(crate::cli::Command::Explain(args)) => {
-            crate::explain::run(&args.id, &args.run, out, events)
+        Some(Command::Explain(args)) => crate::explain::run(&args.id, &args.run, out, events),
+        Some(Command::Store(args)) => crate::store::commands::run_store(&args, out),
+        Some(Command::AdversaryStats(args)) => {
+            crate::store::commands::run_adversary_stats(&args, out)
         }
     }
 }

@@ -17,7 +17,8 @@ Exit codes:
   0  pass: no concern requires revision at or above --fail-on
   1  revise: at least one concern requires revision at or above --fail-on
   2  usage or input error (bad flags, no spec, a directory, binary or oversized input)
-  3  the run could not complete (a role failed; the verdict is incomplete)";
+  3  the run could not complete (a role failed; the verdict is incomplete),
+     or .adversarial-spec/ could not be read or written (see `gauntlet store check`)";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -40,7 +41,7 @@ impl Cli {
     pub fn run_args(&self) -> &RunArgs {
         match &self.command {
             Some(Command::Explain(a)) => &a.run,
-            None => &self.run,
+            Some(Command::Store(_)) | Some(Command::AdversaryStats(_)) | None => &self.run,
         }
     }
 }
@@ -49,7 +50,11 @@ impl Cli {
 pub enum Command {
     /// Explain one concern (or one rule): which rule fired on which lines,
     /// the evidence each evaluator found, and why it ended as it did.
-    Explain(ExplainArgs),
+    Explain(Box<ExplainArgs>),
+    /// Inspect and maintain the resolved-concerns store (.adversarial-spec/).
+    Store(crate::store::args::StoreArgs),
+    /// Adversary leaderboard from the cumulative statistics.
+    AdversaryStats(crate::store::args::AdversaryStatsArgs),
 }
 
 /// `gauntlet explain ID [SPEC]`: reruns the spec offline and explains ID.
@@ -126,6 +131,19 @@ pub struct RunArgs {
     /// Do not read or write the resolved-concerns store or the cumulative stats.
     #[arg(long)]
     pub no_store: bool,
+
+    /// Store folder (default: .adversarial-spec/ in the project root, the
+    /// nearest ancestor holding .git).
+    #[arg(long, value_name = "DIR", env = "GAUNTLET_STORE_DIR")]
+    pub store_dir: Option<PathBuf>,
+
+    /// Fix the clock for confidence decay and timestamps (RFC 3339).
+    #[arg(long, value_name = "TIME", env = "GAUNTLET_NOW")]
+    pub now: Option<String>,
+
+    /// Do not write the Markdown review report to .adversarial-spec/reviews/.
+    #[arg(long)]
+    pub no_report: bool,
 
     /// No progress on standard error.
     #[arg(long, short)]

@@ -14,6 +14,8 @@ pub struct Config {
     pub final_boss: bool,
     /// Which model answers each role (all `offline` by default).
     pub models: crate::provider::ModelRun,
+    /// Where the resolved-concerns store and stats live, and the clock.
+    pub store: crate::store::StoreOptions,
 }
 
 impl Config {
@@ -30,6 +32,16 @@ impl Config {
             },
             final_boss: args.final_boss || args.final_boss_model.is_some(),
             models: crate::provider::ModelRun::from_args(args)?,
+            store: crate::store::StoreOptions {
+                dir: args.store_dir.clone(),
+                now: args
+                    .now
+                    .as_deref()
+                    .map(crate::store::location::parse_now)
+                    .transpose()
+                    .map_err(UsageError::Invalid)?,
+                report: !args.no_report,
+            },
         })
     }
 }
@@ -53,8 +65,10 @@ impl Config {
         &self,
         no_store: bool,
     ) -> Result<Box<dyn crate::persistence::Persistence>, Error> {
-        let _ = no_store;
-        Ok(Box::new(crate::persistence::NoPersistence))
+        if no_store {
+            return Ok(Box::new(crate::persistence::NoPersistence));
+        }
+        Ok(Box::new(self.store.open()?))
     }
 }
 

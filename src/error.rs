@@ -92,6 +92,8 @@ pub enum Error {
     Usage(#[from] UsageError),
     #[error(transparent)]
     Run(#[from] RunError),
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
 }
 
 impl Error {
@@ -100,6 +102,8 @@ impl Error {
         match self {
             Error::Input(_) | Error::Data(_) | Error::Usage(_) => exit_code::USAGE,
             Error::Run(_) => exit_code::INCOMPLETE,
+            Error::Store(e) if e.is_usage() => exit_code::USAGE,
+            Error::Store(_) => exit_code::INCOMPLETE,
         }
     }
 }

@@ -5,6 +5,17 @@ use std::io::Write;
 use std::path::Path;
 
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic_paced(path, bytes, None)
+}
+
+/// `write_atomic`, optionally writing the temp file in 16 chunks with a
+/// pause between them. Only tests use the pause: it widens the window in
+/// which a killed process is mid-write, to show the target is never torn.
+pub fn write_atomic_paced(
+    path: &Path,
+    bytes: &[u8],
+    pause: Option<std::time::Duration>,
+) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -16,7 +27,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
+        match pause {
+            None => f.write_all(bytes)?,
+            Some(p) => {
+                for chunk in bytes.chunks(bytes.len().div_ceil(16).max(1)) {
+                    f.write_all(chunk)?;
+                    f.flush()?;
+                    std::thread::sleep(p);
+                }
+            }
+        }
         f.sync_all()?;
         std::fs::rename(&tmp, path)?;
         if let Ok(d) = std::fs::File::open(dir) {

@@ -12,6 +12,7 @@
 
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod adversary_stats;
 pub mod app;
 pub mod catalog;
 pub mod cli;
@@ -34,8 +35,10 @@ pub mod protocol;
 pub mod provider;
 pub mod quantity;
 pub mod render;
+pub mod review_report;
 pub mod roles;
 pub mod rule;
 pub mod spec;
 pub mod stats;
+pub mod store;
 pub mod verdict;

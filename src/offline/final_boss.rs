@@ -25,7 +25,7 @@ pub fn review(spec: &Spec, persona: &Persona, surviving: usize) -> FinalBossRevi
             .lines
             .iter()
             .filter(|l| l.kind == LineKind::Heading)
-            .filter(|l| patterns.iter().any(|p| p.is_match(&l.text)))
+            .filter(|l| patterns.iter().any(|p| p.is_match(l.lower.as_bytes())))
             .map(|l| l.number)
             .collect();
         found.extend(

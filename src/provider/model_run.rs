@@ -10,7 +10,7 @@ use super::completion::Provider;
 use super::litellm::LitellmProvider;
 use super::model_name::ModelName;
 use super::model_roles::{ModelAttacker, ModelEvaluator, ModelFinalBoss};
-use super::record::{Recorder, store_dir};
+use super::record::Recorder;
 use super::retry::RetryPolicy;
 use super::selection::{Probe, SystemProbe};
 use super::settings::{ModelSettings, read_config_file};
@@ -56,7 +56,10 @@ impl ModelRun {
     /// Flags, then `.adversarial-spec/config.toml`, then auto selection.
     pub fn from_args(args: &RunArgs) -> Result<ModelRun, UsageError> {
         let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
-        let store = store_dir(&cwd);
+        // The same folder the resolved-concerns store uses (--store-dir,
+        // GAUNTLET_STORE_DIR, else .adversarial-spec under the project root).
+        let store =
+            crate::store::location::StorePaths::resolve(args.store_dir.as_deref(), &cwd).dir;
         let file = read_config_file(&store.join("config.toml"))?;
         let settings =
             ModelSettings::resolve(args, &file, (!args.no_store).then_some(store), &SystemProbe)?;

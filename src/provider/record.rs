@@ -13,24 +13,6 @@ use std::time::Duration;
 
 pub const RECORD_SCHEMA_VERSION: u32 = 1;
 
-/// The project's store folder: `$GAUNTLET_STORE_DIR`, else `.adversarial-spec`
-/// in the nearest ancestor of `cwd` holding `.git`, else in `cwd`.
-/// Kept in one small function so the store and the run records agree.
-pub fn store_dir(cwd: &Path) -> PathBuf {
-    if let Some(dir) = std::env::var_os("GAUNTLET_STORE_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    project_root(cwd).join(".adversarial-spec")
-}
-
-/// The nearest ancestor of `cwd` with a `.git`, else `cwd`.
-pub fn project_root(cwd: &Path) -> PathBuf {
-    cwd.ancestors()
-        .find(|d| d.join(".git").exists())
-        .unwrap_or(cwd)
-        .to_path_buf()
-}
-
 pub struct Recorder {
     dir: PathBuf,
     seq: AtomicU64,

@@ -1,0 +1,116 @@
+//! Where the project's store lives and what time it is. The store folder is
+//! `.adversarial-spec/` under the project root (the nearest ancestor of the
+//! working directory holding `.git`, else the working directory), unless
+//! `--store-dir` / `GAUNTLET_STORE_DIR` say otherwise. The clock is fixed by
+//! `--now` / `GAUNTLET_NOW` so decay is reproducible. This module only
+//! resolves paths and times; it never creates or reads files.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use std::path::{Path, PathBuf};
+
+pub const FOLDER: &str = ".adversarial-spec";
+pub const STORE_FILE: &str = "resolved_concerns.json";
+pub const STATS_FILE: &str = "adversary_stats.json";
+pub const HISTORY_FILE: &str = "adversary_runs.jsonl";
+pub const REVIEWS_DIR: &str = "reviews";
+pub const LOCK_FILE: &str = ".lock";
+
+/// The files of one store folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StorePaths {
+    pub dir: PathBuf,
+}
+
+impl StorePaths {
+    pub fn new(dir: impl Into<PathBuf>) -> StorePaths {
+        StorePaths { dir: dir.into() }
+    }
+
+    /// `explicit` (flag or env) wins; else `.adversarial-spec` under the project root of `cwd`.
+    pub fn resolve(explicit: Option<&Path>, cwd: &Path) -> StorePaths {
+        match explicit {
+            Some(d) => StorePaths::new(d),
+            None => StorePaths::new(project_root(cwd).join(FOLDER)),
+        }
+    }
+
+    pub fn store(&self) -> PathBuf {
+        self.dir.join(STORE_FILE)
+    }
+    pub fn stats(&self) -> PathBuf {
+        self.dir.join(STATS_FILE)
+    }
+    pub fn history(&self) -> PathBuf {
+        self.dir.join(HISTORY_FILE)
+    }
+    pub fn reviews(&self) -> PathBuf {
+        self.dir.join(REVIEWS_DIR)
+    }
+    pub fn lock(&self) -> PathBuf {
+        self.dir.join(LOCK_FILE)
+    }
+}
+
+/// The nearest ancestor of `cwd` (itself included) that holds `.git`, else `cwd`.
+pub fn project_root(cwd: &Path) -> PathBuf {
+    cwd.ancestors()
+        .find(|d| d.join(".git").exists())
+        .unwrap_or(cwd)
+        .to_path_buf()
+}
+
+/// `--now`: RFC 3339 (`2026-01-22T14:30:00Z`), or a bare date meaning its midnight UTC.
+pub fn parse_now(s: &str) -> Result<DateTime<Utc>, String> {
+    parse_time(s).ok_or_else(|| {
+        format!("invalid time `{s}`: expected RFC 3339 like 2026-01-22T14:30:00Z or a date like 2026-01-22")
+    })
+}
+
+/// RFC 3339, a naive ISO timestamp (taken as UTC, as the reference
+/// implementation writes them), or a bare date.
+pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
+    let s = s.trim();
+    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        return Some(t.with_timezone(&Utc));
+    }
+    if let Ok(t) = chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%.f") {
+        return Some(t.and_utc());
+    }
+    if let Ok(d) = NaiveDate::parse_from_str(s, "%Y-%m-%d") {
+        return d.and_hms_opt(0, 0, 0).map(|t| t.and_utc());
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn project_root_is_nearest_git_ancestor() {
+        let tmp = tempfile::tempdir().unwrap();
+        let deep = tmp.path().join("a/b/c");
+        std::fs::create_dir_all(&deep).unwrap();
+        assert_eq!(project_root(&deep), deep);
+        std::fs::create_dir_all(tmp.path().join("a/.git")).unwrap();
+        assert_eq!(project_root(&deep), tmp.path().join("a"));
+        let p = StorePaths::resolve(None, &deep);
+        assert_eq!(
+            p.store(),
+            tmp.path()
+                .join("a/.adversarial-spec/resolved_concerns.json")
+        );
+        let p = StorePaths::resolve(Some(Path::new("/x")), &deep);
+        assert_eq!(p.stats(), Path::new("/x/adversary_stats.json"));
+    }
+
+    #[test]
+    fn times_parse_in_three_forms() {
+        let a = parse_time("2026-01-22T14:30:00Z").unwrap();
+        let b = parse_time("2026-01-22T14:30:00.000000").unwrap();
+        assert_eq!(a, b);
+        let d = parse_time("2026-01-22").unwrap();
+        assert_eq!(d.to_rfc3339(), "2026-01-22T00:00:00+00:00");
+        assert!(parse_now("yesterday").is_err());
+    }
+}

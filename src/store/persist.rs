@@ -1,0 +1,495 @@
+//! `ProjectStore`: the resolved-concerns store and the cumulative stats as
+//! the pipeline sees them, through the `Persistence` and `ConcernFilter`
+//! hooks. The filter matches each new concern against a snapshot taken when
+//! the store was opened; `record` re-reads everything under the folder lock,
+//! applies this run (match counts, saved dismissals, stats, history) and
+//! writes atomically, so concurrent runs both land. It never overwrites a
+//! file it could not read.
+
+use super::confidence::{self, Action};
+use super::location::StorePaths;
+use super::lock::StoreLock;
+use super::resolved_store::{self, Entry, StoreFile};
+use super::similarity::{Index, IndexItem};
+use super::store_error::StoreError;
+use crate::adversary_stats::{self, RunRecord};
+use crate::concern::{AdjudicationOutcome, Concern, Decision, FilterAction, FilterNote, Status};
+use crate::error::Error;
+use crate::filter::ConcernFilter;
+use crate::persistence::Persistence;
+use crate::spec::Spec;
+use crate::stats::FilterStats;
+use crate::verdict::Verdict;
+use chrono::{DateTime, Utc};
+use std::sync::Mutex;
+
+pub struct ProjectStore {
+    pub paths: StorePaths,
+    pub now: DateTime<Utc>,
+    /// Write the Markdown review report after each run.
+    pub report: bool,
+    snapshot: StoreFile,
+    index: Mutex<Index>,
+}
+
+impl ProjectStore {
+    /// Reads the store and checks the stats file, so a corrupt file stops
+    /// the run before any work (and long before any write).
+    pub fn open(
+        paths: StorePaths,
+        now: DateTime<Utc>,
+        report: bool,
+    ) -> Result<ProjectStore, StoreError> {
+        let snapshot = resolved_store::load(&paths.store())?;
+        adversary_stats::load(&paths.stats())?;
+        let index = build_index(&snapshot);
+        Ok(ProjectStore {
+            paths,
+            now,
+            report,
+            snapshot,
+            index: Mutex::new(index),
+        })
+    }
+
+    pub fn snapshot(&self) -> &StoreFile {
+        &self.snapshot
+    }
+}
+
+pub fn build_index(store: &StoreFile) -> Index {
+    Index::build(store.concerns.iter().map(|e| IndexItem {
+        adversary: &e.adversary,
+        pattern: &e.pattern,
+        fingerprint: e.fingerprint.as_deref(),
+    }))
+}
+
+/// The self-filter over a store snapshot: marks each raised concern that a
+/// stored explanation answers. Pure apart from the index's caches.
+pub fn filter_concerns(
+    store: &StoreFile,
+    index: &mut Index,
+    spec_sha256: &str,
+    now: DateTime<Utc>,
+    concerns: &mut [Concern],
+) -> FilterStats {
+    let mut stats = FilterStats::default();
+    for c in concerns.iter_mut() {
+        if c.status != Status::Raised {
+            continue;
+        }
+        let found = index.best(&c.adversary, &c.title, Some(&c.fingerprint));
+        let Some(m) = found else {
+            stats.proceeding += 1;
+            continue;
+        };
+        let e = &store.concerns[m.entry];
+        let conf = e.confidence_at(now, Some(spec_sha256));
+        let action = match confidence::action(conf) {
+            Action::Drop => FilterAction::Dropped,
+            Action::Note => FilterAction::Noted,
+            Action::Ignore => {
+                stats.proceeding += 1;
+                continue;
+            }
+        };
+        c.filter = Some(FilterNote {
+            entry_id: e.id.clone(),
+            similarity: m.similarity,
+            confidence: conf,
+            action,
+            explanation: e.explanation.clone(),
+        });
+        if action == FilterAction::Dropped {
+            c.status = Status::Filtered;
+            stats.dropped += 1;
+        } else {
+            stats.noted += 1;
+            stats.proceeding += 1;
+        }
+    }
+    stats
+}
+
+impl ConcernFilter for ProjectStore {
+    fn filter(&self, spec: &Spec, concerns: &mut [Concern]) -> FilterStats {
+        let mut index = self.index.lock().unwrap_or_else(|p| p.into_inner());
+        filter_concerns(&self.snapshot, &mut index, &spec.sha256, self.now, concerns)
+    }
+}
+
+/// What `record` changed in the store.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Applied {
+    pub matched: usize,
+    pub saved: usize,
+    pub updated: usize,
+}
+
+/// The explanation saved for a dismissed concern: the dismissing
+/// evaluators' reasoning, plus the adjudication when a challenge was upheld.
+pub fn explanation(c: &Concern) -> String {
+    let mut s = c.dismissal_reasoning();
+    if let Some(a) = &c.adjudication
+        && a.outcome == AdjudicationOutcome::Upheld
+    {
+        s.push_str("\nupheld on challenge: ");
+        s.push_str(&a.reasoning);
+    }
+    s
+}
+
+/// Applies one verdict to a freshly read store. `similar` finds an existing
+/// entry for a concern by text (the snapshot index), returning its id.
+pub fn apply_verdict(
+    store: &mut StoreFile,
+    verdict: &Verdict,
+    now: DateTime<Utc>,
+    mut similar: impl FnMut(&Concern) -> Option<String>,
+) -> Applied {
+    let mut applied = Applied::default();
+    for c in &verdict.concerns {
+        if let Some(n) = &c.filter
+            && n.action == FilterAction::Dropped
+            && let Some(i) = store.position(&n.entry_id)
+        {
+            let e = &mut store.concerns[i];
+            e.times_matched += 1;
+            e.last_matched = Some(now);
+            applied.matched += 1;
+        }
+    }
+    for c in verdict
+        .concerns
+        .iter()
+        .filter(|c| c.status == Status::Dismissed)
+    {
+        let reasoned = c
+            .votes
+            .iter()
+            .any(|v| v.decision == Decision::Dismiss && !v.reasoning.trim().is_empty());
+        if !reasoned {
+            // Nothing to show a future evaluator: an empty answer is no answer.
+            continue;
+        }
+        let explanation = explanation(c);
+        let evaluators: Vec<String> = c
+            .votes
+            .iter()
+            .filter(|v| v.decision == Decision::Dismiss)
+            .map(|v| v.evaluator.clone())
+            .collect();
+        let existing = c
+            .filter
+            .as_ref()
+            .and_then(|n| store.position(&n.entry_id))
+            .or_else(|| {
+                store.concerns.iter().position(|e| {
+                    e.adversary == c.adversary
+                        && e.fingerprint.as_deref() == Some(c.fingerprint.as_str())
+                })
+            })
+            .or_else(|| similar(c).and_then(|id| store.position(&id)));
+        match existing {
+            Some(i) => {
+                let e = &mut store.concerns[i];
+                e.explanation = explanation;
+                e.verified_at = Some(now);
+                e.spec_hash = Some(verdict.spec.sha256.clone());
+                e.confidence = e.confidence.max(confidence::DEFAULT_BASE);
+                e.evaluators = evaluators;
+                e.concern_id = Some(c.id.clone());
+                if e.fingerprint.is_none() {
+                    e.fingerprint = Some(c.fingerprint.clone());
+                }
+                if c.section.is_some() {
+                    e.section = c.section.clone();
+                }
+                applied.updated += 1;
+            }
+            None => {
+                store.concerns.push(Entry {
+                    id: resolved_store::entry_id(&format!("{}\0{}", c.adversary, c.fingerprint)),
+                    pattern: c.title.clone(),
+                    explanation,
+                    adversary: c.adversary.clone(),
+                    added_at: now,
+                    confidence: confidence::DEFAULT_BASE,
+                    spec_hash: Some(verdict.spec.sha256.clone()),
+                    times_matched: 0,
+                    last_matched: None,
+                    verified_at: None,
+                    fingerprint: Some(c.fingerprint.clone()),
+                    concern_id: Some(c.id.clone()),
+                    section: c.section.clone(),
+                    evaluators,
+                    source: None,
+                });
+                applied.saved += 1;
+            }
+        }
+    }
+    applied
+}
+
+impl Persistence for ProjectStore {
+    fn filter(&self) -> &dyn ConcernFilter {
+        self
+    }
+
+    fn record(&self, _spec: &Spec, verdict: &Verdict) -> Result<Vec<String>, Error> {
+        let _lock = StoreLock::acquire(&self.paths.dir)?;
+        let mut notes = Vec::new();
+
+        let store_path = self.paths.store();
+        let mut store = resolved_store::load(&store_path)?;
+        let applied = {
+            let mut index = self.index.lock().unwrap_or_else(|p| p.into_inner());
+            let snapshot = &self.snapshot;
+            apply_verdict(&mut store, verdict, self.now, |c| {
+                index
+                    .best(&c.adversary, &c.title, None)
+                    .map(|m| snapshot.concerns[m.entry].id.clone())
+            })
+        };
+        if applied != Applied::default() {
+            store.last_updated = Some(self.now);
+            resolved_store::save(&store_path, &store)?;
+        }
+        if applied.saved + applied.updated > 0 {
+            notes.push(format!(
+                "auto-saved {} dismissal explanation(s) for future filtering ({} new, {} updated) in {}",
+                applied.saved + applied.updated,
+                applied.saved,
+                applied.updated,
+                store_path.display()
+            ));
+        }
+
+        let run = RunRecord::from_verdict(verdict, self.now);
+        let mut stats = adversary_stats::load(&self.paths.stats())?;
+        stats.apply(&run);
+        adversary_stats::save(&self.paths.stats(), &stats)?;
+        adversary_stats::append_history(&self.paths.history(), &run)?;
+
+        if self.report {
+            let path = write_report(&self.paths, verdict, &run, &stats, self.now)?;
+            notes.push(format!("review report: {}", path.display()));
+        }
+        Ok(notes)
+    }
+}
+
+/// Writes the review report under `reviews/`, never over an existing one.
+fn write_report(
+    paths: &StorePaths,
+    verdict: &Verdict,
+    run: &RunRecord,
+    stats: &adversary_stats::StatsFile,
+    now: DateTime<Utc>,
+) -> Result<std::path::PathBuf, StoreError> {
+    let dir = paths.reviews();
+    std::fs::create_dir_all(&dir).map_err(|source| StoreError::Write {
+        file: dir.display().to_string(),
+        source,
+    })?;
+    let mut text = Vec::new();
+    crate::review_report::write(&mut text, verdict, run, stats, now).expect("write to Vec");
+    let base = crate::review_report::file_name(now);
+    let stem = base.trim_end_matches(".md");
+    let mut n = 1;
+    loop {
+        let name = if n == 1 {
+            base.clone()
+        } else {
+            format!("{stem}_{n}.md")
+        };
+        let path = dir.join(name);
+        if !path.exists() {
+            super::lock::write_file(&path, &text)?;
+            return Ok(path);
+        }
+        n += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::concern::{Adjudication, RawConcern, Severity, Vote};
+    use crate::verdict::{Models, Outcome, SpecInfo, ToolInfo};
+
+    fn t(s: &str) -> DateTime<Utc> {
+        crate::store::location::parse_time(s).unwrap()
+    }
+
+    fn concern(title: &str, rule: &str, status: Status) -> Concern {
+        let mut c = Concern::from_raw(
+            "burned_oncall",
+            "BURN",
+            RawConcern {
+                title: title.into(),
+                detail: "d".into(),
+                severity: Severity::High,
+                lines: Some((3, 3)),
+                rule: Some(rule.into()),
+                section: Some("Design".into()),
+                subject: vec![],
+            },
+        );
+        c.status = status;
+        c.votes = vec![
+            Vote {
+                evaluator: "e1".into(),
+                decision: Decision::Dismiss,
+                reasoning: "line 9 sets it".into(),
+                cites: vec![9],
+            },
+            Vote {
+                evaluator: "e2".into(),
+                decision: Decision::Accept,
+                reasoning: "not next to it".into(),
+                cites: vec![],
+            },
+        ];
+        c
+    }
+
+    fn verdict(concerns: Vec<Concern>) -> Verdict {
+        Verdict {
+            schema_version: 1,
+            tool: ToolInfo {
+                name: "gauntlet".into(),
+                version: "0".into(),
+            },
+            spec: SpecInfo {
+                path: None,
+                sha256: "feed".into(),
+                bytes: 1,
+                lines: 1,
+                title: None,
+            },
+            verdict: Outcome::Pass,
+            fail_on: Severity::Low,
+            adversaries: vec!["burned_oncall".into()],
+            models: Models {
+                attack: vec![],
+                eval: vec![],
+                final_boss: None,
+            },
+            concerns,
+            final_boss: None,
+            stats: Default::default(),
+            warnings: vec![],
+        }
+    }
+
+    #[test]
+    fn saves_dismissed_only_and_updates_instead_of_duplicating() {
+        let now = t("2026-01-01T00:00:00Z");
+        let mut upheld = concern(
+            "No timeout on the billing API",
+            "missing-timeout",
+            Status::Dismissed,
+        );
+        upheld.adjudication = Some(Adjudication {
+            outcome: AdjudicationOutcome::Upheld,
+            reasoning: "evidence holds".into(),
+            adjudicator: None,
+        });
+        let reinstated = concern("No retry on the billing API", "retry", Status::Reinstated);
+        // Dismissed without any reasoning: nothing worth saving.
+        let mut silent = concern("No quota on uploads", "quota", Status::Dismissed);
+        silent.votes.iter_mut().for_each(|v| v.reasoning.clear());
+        let accepted = concern("No alerting", "alerting", Status::Accepted);
+        let mut store = StoreFile::default();
+        let a = apply_verdict(
+            &mut store,
+            &verdict(vec![upheld, reinstated, accepted, silent]),
+            now,
+            |_| None,
+        );
+        assert_eq!(
+            a,
+            Applied {
+                matched: 0,
+                saved: 1,
+                updated: 0
+            }
+        );
+        assert_eq!(store.concerns.len(), 1);
+        let e = &store.concerns[0];
+        assert_eq!(e.pattern, "No timeout on the billing API");
+        assert_eq!(
+            e.explanation,
+            "e1: line 9 sets it\nupheld on challenge: evidence holds"
+        );
+        assert_eq!(e.evaluators, vec!["e1"]);
+        assert_eq!(e.spec_hash.as_deref(), Some("feed"));
+
+        // The same concern in other words (another fingerprint), found by the
+        // text index: the entry is refreshed, not duplicated.
+        let later = t("2026-01-10T00:00:00Z");
+        let again = concern(
+            "Billing API calls have no timeout",
+            "other-rule",
+            Status::Dismissed,
+        );
+        let id = e.id.clone();
+        let mut index = build_index(&store);
+        let snapshot = store.clone();
+        let a = apply_verdict(&mut store, &verdict(vec![again]), later, |c| {
+            index
+                .best(&c.adversary, &c.title, None)
+                .map(|m| snapshot.concerns[m.entry].id.clone())
+        });
+        assert_eq!(
+            a,
+            Applied {
+                matched: 0,
+                saved: 0,
+                updated: 1
+            }
+        );
+        assert_eq!(store.concerns.len(), 1);
+        assert_eq!(store.concerns[0].id, id);
+        assert_eq!(store.concerns[0].verified_at, Some(later));
+        assert_eq!(store.concerns[0].added_at, now);
+        assert_eq!(store.concerns[0].explanation, "e1: line 9 sets it");
+    }
+
+    #[test]
+    fn drops_count_matches_and_filter_marks_concerns() {
+        let now = t("2026-01-01T00:00:00Z");
+        let mut store = StoreFile::default();
+        apply_verdict(
+            &mut store,
+            &verdict(vec![concern(
+                "No timeout on the billing API",
+                "r",
+                Status::Dismissed,
+            )]),
+            now,
+            |_| None,
+        );
+        let mut index = build_index(&store);
+        let mut fresh = vec![
+            concern("No timeout on the billing API", "r", Status::Raised),
+            concern("No timeout on the currency API", "r2", Status::Raised),
+        ];
+        let stats = filter_concerns(&store, &mut index, "feed", now, &mut fresh);
+        assert_eq!((stats.dropped, stats.noted, stats.proceeding), (1, 0, 1));
+        assert_eq!(fresh[0].status, Status::Filtered);
+        assert_eq!(fresh[0].filter.as_ref().unwrap().confidence, 0.9);
+        assert!(fresh[1].filter.is_none());
+        let a = apply_verdict(
+            &mut store,
+            &verdict(fresh),
+            t("2026-01-02T00:00:00Z"),
+            |_| None,
+        );
+        assert_eq!(a.matched, 1);
+        assert_eq!(store.concerns[0].times_matched, 1);
+    }
+}

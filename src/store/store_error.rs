@@ -1,0 +1,81 @@
+//! `StoreError`: everything that can go wrong reading or writing the
+//! project's `.adversarial-spec/` folder. Every message names the file (and
+//! the position, for parse problems) so the user can fix it by hand. This
+//! module only describes errors; it never decides what to do about them.
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// Not JSON, truncated, or the wrong shape. Never overwritten.
+    #[error(
+        "{file} is corrupt at line {line}, column {column}: {message} (left untouched; fix or move it, or run with --no-store)"
+    )]
+    Corrupt {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// A `format_version` this build does not know. Never overwritten.
+    #[error(
+        "{file} has format_version {found} at line {line}, column {column}; this gauntlet reads version {supported} (left untouched; use a matching gauntlet, or run with --no-store)"
+    )]
+    UnknownVersion {
+        file: String,
+        found: String,
+        supported: u32,
+        line: usize,
+        column: usize,
+    },
+    #[error("cannot read {file}")]
+    Read {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write {file} (the previous file, if any, is untouched)")]
+    Write {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot lock {file}")]
+    Lock {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("no stored entry with id `{0}` (see `gauntlet store list`)")]
+    UnknownId(String),
+    #[error("id prefix `{prefix}` matches {count} entries; give more of it")]
+    AmbiguousId { prefix: String, count: usize },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl StoreError {
+    /// Builds `Corrupt` from a serde_json error, which knows the position.
+    pub fn corrupt(file: &std::path::Path, e: &serde_json::Error) -> StoreError {
+        let message = e.to_string();
+        // serde_json appends " at line L column C"; the position is reported separately.
+        let message = match message.rfind(" at line ") {
+            Some(i) => message[..i].to_string(),
+            None => message,
+        };
+        StoreError::Corrupt {
+            file: file.display().to_string(),
+            line: e.line(),
+            column: e.column(),
+            message,
+        }
+    }
+
+    /// True for errors the user can fix by giving another id (usage, not data).
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            StoreError::UnknownId(_) | StoreError::AmbiguousId { .. } | StoreError::Invalid(_)
+        )
+    }
+}
