@@ -175,7 +175,7 @@ fn mitigated_twin_is_dismissed_citing_the_line() {
     let spec = dir.path().join("s.md");
     std::fs::write(
         &spec,
-        "# W\n\n## Design\n\nThe Billing service calls the Ledger API to frobnicate each widget.\n\nEach call to the Ledger is guarded by a quota.\n",
+        "# W\n\n## Design\n\nThe Billing service calls the Ledger API to frobnicate each widget.\n\nThe Ledger API is guarded by a quota.\n",
     )
     .unwrap();
     let out = fixture_run().path(&spec).run().code(0);

@@ -35,9 +35,20 @@ impl RetryPolicy {
         }
         let exp = self.base.saturating_mul(1u32 << n.min(16));
         let jitter = exp.mul_f64(jitter_fraction() * 0.5);
-        (exp + jitter).min(self.max_wait)
+        let mut wait = exp + jitter;
+        // A 429 that does not say when to come back gets at least the usual
+        // one second: litellm-rs 0.9.0 drops the Retry-After header of
+        // OpenAI-compatible servers, and hammering a rate limiter with
+        // millisecond retries only extends the ban.
+        if matches!(error, ProviderError::RateLimited { .. }) {
+            wait = wait.max(RATE_LIMIT_FLOOR);
+        }
+        wait.min(self.max_wait)
     }
 }
+
+/// The least wait after a 429 without a Retry-After.
+pub const RATE_LIMIT_FLOOR: Duration = Duration::from_secs(1);
 
 /// A fraction in [0, 1) from the clock; good enough to spread retries.
 fn jitter_fraction() -> f64 {
@@ -150,6 +161,22 @@ mod tests {
         .await;
         assert!(out.result.is_err());
         assert_eq!(calls.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn rate_limit_without_retry_after_waits_at_least_the_floor() {
+        let p = RetryPolicy {
+            max_retries: 3,
+            base: Duration::from_millis(20),
+            max_wait: Duration::from_secs(60),
+        };
+        let rl = ProviderError::RateLimited {
+            retry_after: None,
+            message: String::new(),
+        };
+        assert_eq!(p.wait(0, &rl), RATE_LIMIT_FLOOR);
+        let e = ProviderError::Timeout { secs: 1 };
+        assert!(p.wait(0, &e) < Duration::from_millis(40));
     }
 
     #[test]
