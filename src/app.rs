@@ -1,7 +1,7 @@
 //! What the `gauntlet` binary does for each command, as library functions
 //! over writers and an event sink, so tests and the binary share them.
 
-use crate::cli::{Cli, RunArgs};
+use crate::cli::{Cli, Command, RunArgs};
 use crate::config::Config;
 use crate::error::{Error, RunError};
 use crate::event::Event;
@@ -17,7 +17,9 @@ pub fn run(
 ) -> Result<u8, Error> {
     match cli.command {
         None => run_spec(&cli.run, out, events, color),
-        Some(cmd) => match cmd {},
+        Some(cmd) => match cmd {
+            Command::Review(args) => crate::review::run(&args, out),
+        },
     }
 }
 
@@ -49,6 +51,7 @@ pub fn run_spec(
     let written = match args.format {
         Format::Json => render::json::write(&verdict, out),
         Format::Markdown => render::markdown::write(&verdict, out),
+        Format::Sarif => render::sarif::write(&verdict, &config.catalog, out),
         Format::Text => render::text::write(&verdict, out, Style { color }),
     };
     written.map_err(|source| RunError::Write {

@@ -36,7 +36,10 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Review every spec in folders: progress, a report per spec, a summary.
+    Review(crate::review::ReviewArgs),
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SeverityArg {

@@ -31,6 +31,7 @@ pub mod pipeline;
 pub mod progress;
 pub mod protocol;
 pub mod render;
+pub mod review;
 pub mod roles;
 pub mod rule;
 pub mod spec;

@@ -17,7 +17,8 @@ fn main() -> ExitCode {
             });
         }
     };
-    let progress = gauntlet::progress::Progress::new(cli.run.quiet);
+    // Subcommands draw their own progress (e.g. `review`'s bar).
+    let progress = gauntlet::progress::Progress::new(cli.run.quiet || cli.command.is_some());
     let color = match cli.run.color {
         gauntlet::cli::ColorArg::Always => true,
         gauntlet::cli::ColorArg::Never => false,

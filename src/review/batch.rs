@@ -1,0 +1,194 @@
+//! Running a batch: every spec through the same `Gauntlet` and store hooks as
+//! a single run, one summary row per spec. Offline, specs spread over all
+//! cores with rayon; with model providers, specs run as futures on a tokio
+//! runtime with at most `jobs` in flight, so a folder of 50 specs does not
+//! fire 50 times the calls at once. A spec that cannot be reviewed becomes
+//! an error row and the batch goes on. This module never prints.
+
+use super::discover::Target;
+use super::progress::BatchEvent;
+use super::reports::ReportWriter;
+use super::summary::Row;
+use crate::catalog::Catalog;
+use crate::event::Event;
+use crate::input::LoadedSpec;
+use crate::persistence::Persistence;
+use crate::pipeline::Gauntlet;
+use crate::verdict::Verdict;
+use futures::StreamExt;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// How specs are scheduled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// CPU-bound offline engine: rayon over `jobs` threads (0: all cores).
+    Parallel { jobs: usize },
+    /// Model providers: futures on a tokio runtime, `jobs` in flight.
+    Concurrent { jobs: usize },
+}
+
+/// Everything a batch needs besides the list of specs.
+pub struct Batch<'a> {
+    pub gauntlet: &'a Gauntlet,
+    pub persistence: &'a dyn Persistence,
+    pub catalog: &'a Catalog,
+    pub max_bytes: u64,
+    pub reports: Option<&'a ReportWriter>,
+    /// Keep each verdict for the caller (only needed for a combined SARIF log).
+    pub keep_verdicts: bool,
+    pub events: &'a (dyn Fn(BatchEvent<'_>) + Send + Sync),
+}
+
+/// One spec's outcome, in the order of the targets.
+pub struct Reviewed {
+    pub row: Row,
+    pub verdict: Option<Verdict>,
+}
+
+impl Batch<'_> {
+    pub fn run(&self, targets: &[Target], mode: Mode) -> Vec<Reviewed> {
+        let done = AtomicUsize::new(0);
+        match mode {
+            Mode::Parallel { jobs } => {
+                let work = || {
+                    targets
+                        .par_iter()
+                        .enumerate()
+                        .map(|(i, t)| {
+                            let started = Instant::now();
+                            let r = match self.load(t) {
+                                Ok(loaded) => {
+                                    let verdict = self.gauntlet.run_blocking(
+                                        &loaded.spec,
+                                        self.persistence.filter(),
+                                        &quiet_events,
+                                    );
+                                    self.finish(i, t, loaded, verdict, started)
+                                }
+                                Err(row) => row,
+                            };
+                            self.report(&done, targets.len(), &r);
+                            r
+                        })
+                        .collect()
+                };
+                if jobs == 0 {
+                    work()
+                } else {
+                    match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
+                        Ok(pool) => pool.install(work),
+                        Err(_) => work(),
+                    }
+                }
+            }
+            Mode::Concurrent { jobs } => {
+                let runtime = tokio::runtime::Builder::new_multi_thread()
+                    .enable_all()
+                    .build();
+                let stream = futures::stream::iter(targets.iter().enumerate())
+                    .map(|(i, t)| {
+                        let done = &done;
+                        async move {
+                            let started = Instant::now();
+                            let r = match self.load(t) {
+                                Ok(loaded) => {
+                                    let verdict = self
+                                        .gauntlet
+                                        .run(&loaded.spec, self.persistence.filter(), &quiet_events)
+                                        .await;
+                                    self.finish(i, t, loaded, verdict, started)
+                                }
+                                Err(row) => row,
+                            };
+                            self.report(done, targets.len(), &r);
+                            (i, r)
+                        }
+                    })
+                    .buffer_unordered(jobs.max(1))
+                    .collect::<Vec<(usize, Reviewed)>>();
+                let mut out = match runtime {
+                    Ok(rt) => rt.block_on(stream),
+                    // No runtime (no threads left?): run on this thread.
+                    Err(_) => futures::executor::block_on(stream),
+                };
+                out.sort_by_key(|(i, _)| *i);
+                out.into_iter().map(|(_, r)| r).collect()
+            }
+        }
+    }
+
+    fn report(&self, done: &AtomicUsize, total: usize, r: &Reviewed) {
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        (self.events)(BatchEvent::Finished {
+            done: n,
+            total,
+            row: &r.row,
+        });
+    }
+
+    fn load(&self, t: &Target) -> Result<LoadedSpec, Reviewed> {
+        (self.events)(BatchEvent::Started { spec: &t.display });
+        let started = Instant::now();
+        match crate::input::load_file(&t.path, self.max_bytes) {
+            Ok(mut loaded) => {
+                loaded.spec.path = Some(t.display.clone());
+                Ok(loaded)
+            }
+            Err(e) => Err(Reviewed {
+                row: Row::failed(
+                    t.display.clone(),
+                    e.to_string(),
+                    started.elapsed().as_millis() as u64,
+                ),
+                verdict: None,
+            }),
+        }
+    }
+
+    /// After the pipeline: the store, the reports, the row.
+    fn finish(
+        &self,
+        i: usize,
+        t: &Target,
+        loaded: LoadedSpec,
+        mut verdict: Verdict,
+        started: Instant,
+    ) -> Reviewed {
+        verdict.warnings.splice(0..0, loaded.warnings);
+        let mut failures = Vec::new();
+        match self.persistence.record(&loaded.spec, &verdict) {
+            Ok(notes) => {
+                for n in notes {
+                    (self.events)(BatchEvent::Warning(format!("{}: {n}", t.display)));
+                }
+            }
+            Err(e) => failures.push(format!("cannot update the store: {e}")),
+        }
+        let mut reports = Vec::new();
+        if let Some(w) = self.reports {
+            match w.write(i, &verdict, self.catalog) {
+                Ok(paths) => reports = paths,
+                Err(e) => failures.push(e),
+            }
+        }
+        let mut row = Row::from_verdict(
+            t.display.clone(),
+            &verdict,
+            started.elapsed().as_millis() as u64,
+        );
+        row.reports = reports;
+        for f in failures {
+            row.fail_after(f);
+        }
+        Reviewed {
+            row,
+            verdict: self.keep_verdicts.then_some(verdict),
+        }
+    }
+}
+
+/// Phase events of the specs in a batch are not shown: the batch shows one
+/// line per spec, and warnings end up in each verdict.
+fn quiet_events(_: Event) {}
