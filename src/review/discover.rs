@@ -121,8 +121,14 @@ fn walk(
     let outside_w = outside.clone();
     let exclude = exclude.map(Path::to_path_buf);
     let root_c = canonical_root.clone();
+    // The globs pick files among those the walk keeps; given to the walker
+    // as overrides they would beat .gitignore and hidden-file rules.
+    let wanted = |p: &Path| match overrides.matched(p, false) {
+        ignore::Match::Whitelist(_) => true,
+        ignore::Match::Ignore(_) => false,
+        ignore::Match::None => overrides.num_whitelists() == 0,
+    };
     let walker = WalkBuilder::new(root)
-        .overrides(overrides)
         .follow_links(true)
         .filter_entry(move |e| {
             if exclude.as_deref().is_some_and(|x| absolute(e.path()) == x) {
@@ -143,7 +149,7 @@ fn walk(
     for entry in walker {
         match entry {
             Ok(e) => {
-                if e.file_type().is_some_and(|t| t.is_file()) {
+                if e.file_type().is_some_and(|t| t.is_file()) && wanted(e.path()) {
                     let link = e.path_is_symlink();
                     found.push(Found::new(e.into_path(), link));
                 }
@@ -271,6 +277,8 @@ mod tests {
         write(&r.join("notes.txt"), "x");
         write(&r.join(".hidden/d.md"), "# d");
         write(&r.join(".e.md"), "# e");
+        write(&r.join(".ignore"), "sub/ignored.md\n");
+        write(&r.join("sub/ignored.md"), "# i");
         let d = discover(&[r.to_path_buf()], &[], None).unwrap();
         assert_eq!(rels(&d), vec!["a.md", "sub/C.MD", "sub/deeper/b.markdown"]);
         assert!(d.skipped.is_empty());
