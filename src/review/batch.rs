@@ -192,3 +192,178 @@ impl Batch<'_> {
 /// Phase events of the specs in a batch are not shown: the batch shows one
 /// line per spec, and warnings end up in each verdict.
 fn quiet_events(_: Event) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::concern::{RawConcern, Rebuttal};
+    use crate::error::Error;
+    use crate::filter::{ConcernFilter, NoFilter};
+    use crate::persona::Persona;
+    use crate::roles::{Attacker, RebuttalRequest, RoleResult};
+    use crate::spec::Spec;
+    use crate::stats::Usage;
+    use futures::FutureExt;
+    use futures::future::BoxFuture;
+    use std::sync::{Arc, Mutex};
+
+    /// An attacker that waits like a model call and counts how many specs
+    /// are being attacked at once.
+    #[derive(Default)]
+    struct SlowAttacker {
+        in_flight: AtomicUsize,
+        max: AtomicUsize,
+    }
+
+    impl Attacker for SlowAttacker {
+        fn model(&self) -> &str {
+            "fake/slow"
+        }
+
+        fn attack<'a>(
+            &'a self,
+            _spec: &'a Spec,
+            personas: &'a [&'a Persona],
+        ) -> BoxFuture<'a, Vec<RoleResult<Vec<RawConcern>>>> {
+            async move {
+                let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                self.max.fetch_max(now, Ordering::SeqCst);
+                tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+                self.in_flight.fetch_sub(1, Ordering::SeqCst);
+                personas
+                    .iter()
+                    .map(|_| RoleResult::ok(Vec::new(), Usage::default()))
+                    .collect()
+            }
+            .boxed()
+        }
+
+        fn rebut<'a>(
+            &'a self,
+            _spec: &'a Spec,
+            requests: &'a [RebuttalRequest<'a>],
+        ) -> BoxFuture<'a, Vec<RoleResult<Rebuttal>>> {
+            async move {
+                requests
+                    .iter()
+                    .map(|_| {
+                        RoleResult::err(
+                            crate::error::RoleError::Failed {
+                                model: "fake/slow".into(),
+                                message: "no rebuttals".into(),
+                            },
+                            Usage::default(),
+                        )
+                    })
+                    .collect()
+            }
+            .boxed()
+        }
+    }
+
+    /// Counts `record` calls per spec.
+    #[derive(Default)]
+    struct Recorder(Mutex<Vec<String>>);
+
+    impl Persistence for Recorder {
+        fn filter(&self) -> &dyn ConcernFilter {
+            &NoFilter
+        }
+
+        fn record(&self, spec: &Spec, _verdict: &Verdict) -> Result<Vec<String>, Error> {
+            self.0
+                .lock()
+                .unwrap()
+                .push(spec.path.clone().unwrap_or_default());
+            Ok(Vec::new())
+        }
+    }
+
+    fn targets(dir: &std::path::Path, n: usize) -> Vec<Target> {
+        (0..n)
+            .map(|i| {
+                let path = dir.join(format!("s{i:02}.md"));
+                let text = if i == 3 {
+                    String::new() // cannot be reviewed: empty
+                } else {
+                    format!("# Spec {i}\n\nThe importer calls the billing API for every row.\nIt retries immediately until the call succeeds.\n")
+                };
+                std::fs::write(&path, text).unwrap();
+                Target {
+                    display: format!("s{i:02}.md"),
+                    rel: path.file_name().unwrap().into(),
+                    path,
+                }
+            })
+            .collect()
+    }
+
+    fn batch<'a>(gauntlet: &'a Gauntlet, store: &'a Recorder, catalog: &'a Catalog) -> Batch<'a> {
+        Batch {
+            gauntlet,
+            persistence: store,
+            catalog,
+            max_bytes: 1 << 20,
+            reports: None,
+            keep_verdicts: true,
+            events: &|_| {},
+        }
+    }
+
+    #[test]
+    fn concurrent_mode_bounds_specs_in_flight_and_records_each_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let targets = targets(dir.path(), 10);
+        let catalog = Arc::new(Catalog::builtin().unwrap());
+        let slow = Arc::new(SlowAttacker::default());
+        let mut gauntlet = Gauntlet::offline(catalog.clone(), Default::default(), false);
+        gauntlet.attacker = slow.clone();
+        let store = Recorder::default();
+        let out = batch(&gauntlet, &store, &catalog).run(&targets, Mode::Concurrent { jobs: 3 });
+        assert_eq!(
+            slow.max.load(Ordering::SeqCst),
+            3,
+            "at most 3 specs at once, and it did use 3"
+        );
+        assert_eq!(out.len(), 10);
+        for (t, r) in targets.iter().zip(&out) {
+            assert_eq!(r.row.spec, t.display, "rows come back in target order");
+        }
+        assert_eq!(out[3].row.verdict, super::super::summary::RowVerdict::Error);
+        let mut recorded = store.0.lock().unwrap().clone();
+        recorded.sort();
+        let want: Vec<String> = targets
+            .iter()
+            .filter(|t| t.display != "s03.md")
+            .map(|t| t.display.clone())
+            .collect();
+        assert_eq!(recorded, want, "once per reviewed spec");
+    }
+
+    #[test]
+    fn parallel_and_concurrent_modes_agree() {
+        let dir = tempfile::tempdir().unwrap();
+        let targets = targets(dir.path(), 6);
+        let catalog = Arc::new(Catalog::builtin().unwrap());
+        let gauntlet = Gauntlet::offline(catalog.clone(), Default::default(), false);
+        let (a, b) = (Recorder::default(), Recorder::default());
+        let par = batch(&gauntlet, &a, &catalog).run(&targets, Mode::Parallel { jobs: 2 });
+        let con = batch(&gauntlet, &b, &catalog).run(&targets, Mode::Concurrent { jobs: 2 });
+        for (x, y) in par.iter().zip(&con) {
+            assert_eq!(x.row.spec, y.row.spec);
+            assert_eq!(x.row.verdict, y.row.verdict);
+            assert_eq!(x.row.requiring_revision, y.row.requiring_revision);
+            let ids = |r: &Reviewed| {
+                r.verdict.as_ref().map(|v| {
+                    v.concerns
+                        .iter()
+                        .map(|c| (c.id.clone(), c.status))
+                        .collect::<Vec<_>>()
+                })
+            };
+            assert_eq!(ids(x), ids(y));
+        }
+        assert!(par.iter().any(|r| r.row.requiring_revision.total() > 0));
+        assert_eq!(a.0.lock().unwrap().len(), 5);
+    }
+}
