@@ -10,6 +10,7 @@ use super::progress::BatchEvent;
 use super::reports::ReportWriter;
 use super::summary::Row;
 use crate::catalog::Catalog;
+use crate::error::InputError;
 use crate::event::Event;
 use crate::input::LoadedSpec;
 use crate::persistence::Persistence;
@@ -67,7 +68,7 @@ impl Batch<'_> {
                                     );
                                     self.finish(i, t, loaded, verdict, started)
                                 }
-                                Err(row) => row,
+                                Err(e) => Self::unreadable(t, e, started),
                             };
                             self.report(&done, targets.len(), &r);
                             r
@@ -100,7 +101,7 @@ impl Batch<'_> {
                                         .await;
                                     self.finish(i, t, loaded, verdict, started)
                                 }
-                                Err(row) => row,
+                                Err(e) => Self::unreadable(t, e, started),
                             };
                             self.report(done, targets.len(), &r);
                             (i, r)
@@ -128,22 +129,22 @@ impl Batch<'_> {
         });
     }
 
-    fn load(&self, t: &Target) -> Result<LoadedSpec, Reviewed> {
+    fn load(&self, t: &Target) -> Result<LoadedSpec, InputError> {
         (self.events)(BatchEvent::Started { spec: &t.display });
-        let started = Instant::now();
-        match crate::input::load_file(&t.path, self.max_bytes) {
-            Ok(mut loaded) => {
-                loaded.spec.path = Some(t.display.clone());
-                Ok(loaded)
-            }
-            Err(e) => Err(Reviewed {
-                row: Row::failed(
-                    t.display.clone(),
-                    e.to_string(),
-                    started.elapsed().as_millis() as u64,
-                ),
-                verdict: None,
-            }),
+        let mut loaded = crate::input::load_file(&t.path, self.max_bytes)?;
+        loaded.spec.path = Some(t.display.clone());
+        Ok(loaded)
+    }
+
+    /// The error row of a spec that could not be read.
+    fn unreadable(t: &Target, e: InputError, started: Instant) -> Reviewed {
+        Reviewed {
+            row: Row::failed(
+                t.display.clone(),
+                e.to_string(),
+                started.elapsed().as_millis() as u64,
+            ),
+            verdict: None,
         }
     }
 
