@@ -250,7 +250,7 @@ fn structure(text: &str) -> (Vec<Line>, Vec<Section>) {
             }
             Event::Start(Tag::Table(_)) => marks.push((range, LineKind::Table, None)),
             Event::Start(Tag::Item) => marks.push((range, LineKind::ListItem, None)),
-            Event::Html(_) | Event::InlineHtml(_) if range.len() > 0 => {
+            Event::Html(_) | Event::InlineHtml(_) if !range.is_empty() => {
                 marks.push((range, LineKind::Html, None))
             }
             _ => {}
@@ -270,11 +270,12 @@ fn structure(text: &str) -> (Vec<Line>, Vec<Section>) {
             if l.kind == LineKind::Blank && *kind != LineKind::Code {
                 continue;
             }
-            let replace = match (l.kind, kind) {
-                (LineKind::Code, _) | (LineKind::Heading, _) => false,
-                (LineKind::Table, LineKind::ListItem) => false,
-                _ => true,
-            };
+            let replace = !matches!(
+                (l.kind, kind),
+                (LineKind::Code, _)
+                    | (LineKind::Heading, _)
+                    | (LineKind::Table, LineKind::ListItem)
+            );
             if replace {
                 l.kind = *kind;
                 if *kind == LineKind::Code {

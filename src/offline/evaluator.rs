@@ -205,8 +205,10 @@ pub fn vote(spec: &Spec, catalog: &Catalog, standard: Standard, concern: &Concer
             cites: [concern_cites.clone(), vec![neg.line]].concat(),
         };
     }
-    if let Some(d) = found.iter().find(|e| e.kind == EvidenceKind::Deferred) {
-        if standard != Standard::Strict {
+    if let Some(d) = found.iter().find(|e| e.kind == EvidenceKind::Deferred)
+        && standard != Standard::Strict
+    {
+        {
             return Vote {
                 evaluator,
                 decision: Decision::Defer,

@@ -8,7 +8,7 @@ use crate::concern::Severity;
 use crate::persona::Persona;
 use crate::roles::{FinalBossFinding, FinalBossReview, FinalBossVerdict};
 use crate::rule::compile;
-use crate::spec::Spec;
+use crate::spec::{LineKind, Spec};
 
 pub fn review(spec: &Spec, persona: &Persona, surviving: usize) -> FinalBossReview {
     let mut findings = Vec::new();
@@ -20,11 +20,21 @@ pub fn review(spec: &Spec, persona: &Persona, surviving: usize) -> FinalBossRevi
             .iter()
             .filter_map(|p| compile(p).ok())
             .collect();
-        let found: Vec<usize> = evidence::find(spec, &patterns, 1..spec.lines.len() + 1)
-            .into_iter()
-            .filter(|e| e.kind == EvidenceKind::Affirmed)
-            .map(|e| e.line)
+        // A heading such as "## Rollout" answers a question as well as prose does.
+        let mut found: Vec<usize> = spec
+            .lines
+            .iter()
+            .filter(|l| l.kind == LineKind::Heading)
+            .filter(|l| patterns.iter().any(|p| p.is_match(&l.text)))
+            .map(|l| l.number)
             .collect();
+        found.extend(
+            evidence::find(spec, &patterns, 1..spec.lines.len() + 1)
+                .into_iter()
+                .filter(|e| e.kind == EvidenceKind::Affirmed)
+                .map(|e| e.line),
+        );
+        found.sort_unstable();
         if found.is_empty() {
             fundamental_missing |= check.fundamental;
             findings.push(FinalBossFinding {

@@ -175,6 +175,28 @@ fn write_concern(out: &mut dyn Write, c: &Concern, style: Style) -> io::Result<(
             vote.reasoning
         )?;
     }
+    if let Some(r) = &c.rebuttal {
+        writeln!(
+            out,
+            "        rebuttal ({}): {}",
+            match r.outcome {
+                crate::concern::RebuttalOutcome::Accepted => "accepted the dismissal",
+                crate::concern::RebuttalOutcome::Challenged => "challenged",
+            },
+            r.reasoning
+        )?;
+    }
+    if let Some(a) = &c.adjudication {
+        writeln!(
+            out,
+            "        adjudication ({}): {}",
+            match a.outcome {
+                AdjudicationOutcome::Upheld => "upheld",
+                AdjudicationOutcome::Overturned => "overturned",
+            },
+            a.reasoning
+        )?;
+    }
     if let Some(f) = &c.filter {
         writeln!(
             out,
