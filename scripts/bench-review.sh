@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Times `gauntlet review` (release build, offline engine) on a folder of specs
+# and compares it with reading the same files (`cat`) and with ripgrep
+# searching them for the rule packs' trigger and safeguard patterns.
+#
+#   scripts/bench-review.sh [FOLDER] [RUNS]
+#
+# FOLDER defaults to ../shared/corpus/keps (656 specs, 22 MB); RUNS (default
+# 3) repeats each measurement: wall time is the best run, peak memory the
+# largest. Needs /usr/bin/time (apt-get install time) and rg (apt-get install
+# ripgrep). Targets (issue 5): under 5 s wall and 300 MB peak on 2 cores; a
+# second run with the store filled by the first must not be slower.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+corpus=${1:-$root/../shared/corpus/keps}
+runs=${2:-3}
+bin=$root/target/release/gauntlet
+
+[ -d "$corpus" ] || { echo "bench-review: no folder $corpus" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "bench-review: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
+command -v rg >/dev/null || { echo "bench-review: needs rg (apt-get install ripgrep)" >&2; exit 2; }
+cargo build --release --quiet --manifest-path "$root/Cargo.toml"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+corpus=$(cd "$corpus" && pwd)
+
+# The files gauntlet reviews (it honours .gitignore and hidden files; the
+# corpus has neither, so find lists the same set).
+find "$corpus" -type f \( -iname '*.md' -o -iname '*.markdown' \) -print0 > "$tmp/files"
+specs=$(tr -cd '\0' < "$tmp/files" | wc -c)
+bytes=$(xargs -0 cat < "$tmp/files" | wc -c)
+
+# The patterns the offline attackers look for, for a like-for-like rg run.
+python3 - "$root/personas" > "$tmp/patterns" <<'EOF'
+import sys, tomllib, pathlib
+for f in sorted(pathlib.Path(sys.argv[1]).glob("*.toml")):
+    d = tomllib.loads(f.read_text())
+    for r in d.get("rules", []):
+        for p in r.get("triggers", []) + r.get("safeguards", []):
+            print(p)
+EOF
+patterns=$(wc -l < "$tmp/patterns")
+
+# measure LABEL CMD...: best wall (s) and largest peak RSS (KB) over $runs runs.
+measure() {
+    local label=$1; shift
+    local best="" peak=0
+    for _ in $(seq "$runs"); do
+        /usr/bin/time -f '%e %M' -o "$tmp/t" "$@" > /dev/null 2> "$tmp/err" || true
+        read -r wall rss < <(tail -1 "$tmp/t")
+        if [ -z "$best" ] || awk "BEGIN{exit !($wall < $best)}"; then best=$wall; fi
+        if [ "$rss" -gt "$peak" ]; then peak=$rss; fi
+    done
+    printf '%s %s %s\n' "$label" "$best" "$peak" >> "$tmp/results"
+}
+
+# Warm the page cache so every contender reads from memory.
+xargs -0 cat < "$tmp/files" > /dev/null
+
+measure cat sh -c "xargs -0 cat < '$tmp/files' > /dev/null"
+measure rg rg --no-config -i -c -f "$tmp/patterns" "$corpus"
+measure review "$bin" review --quiet --no-store --format json "$corpus"
+
+store=no
+if "$bin" --help 2>/dev/null | grep -q -- '--store-dir'; then
+    store=yes
+    export GAUNTLET_STORE_DIR="$tmp/store"
+    # First run fills the store; the measured runs then read a full one.
+    /usr/bin/time -f '%e %M' -o "$tmp/t" "$bin" review --quiet --format json "$corpus" > /dev/null 2>&1 || true
+    read -r wall rss < <(tail -1 "$tmp/t")
+    printf '%s %s %s\n' review+store-first "$wall" "$rss" >> "$tmp/results"
+    measure review+store-filled "$bin" review --quiet --format json "$corpus"
+fi
+
+"$bin" review --quiet --no-store --format json "$corpus" > "$tmp/summary.json" || true
+
+echo "gauntlet review benchmark: $specs specs, $bytes bytes in $corpus"
+echo "machine: $(nproc) cores; $runs runs each, best wall time, largest peak RSS"
+echo "rg patterns: $patterns (every trigger and safeguard of personas/*.toml, case-insensitive)"
+echo
+printf '%-22s %9s %10s %10s %10s\n' what wall_s specs_per_s MB_per_s peak_MB
+while read -r label wall rss; do
+    awk -v l="$label" -v w="$wall" -v r="$rss" -v s="$specs" -v b="$bytes" 'BEGIN{
+        w2 = (w > 0 ? w : 0.005);
+        printf "%-22s %9.2f %10.0f %10.1f %10.1f\n", l, w, s / w2, b / 1e6 / w2, r / 1024 }'
+done < "$tmp/results"
+echo
+get() { awk -v l="$1" '$1 == l { print $2 }' "$tmp/results"; }
+awk -v g="$(get review)" -v c="$(get cat)" -v r="$(get rg)" 'BEGIN{
+    c2 = (c > 0 ? c : 0.005); r2 = (r > 0 ? r : 0.005);
+    printf "review / cat: %.1fx   review / rg: %.1fx\n", g / c2, g / r2 }'
+if [ "$store" = no ]; then
+    echo "store: this build has no resolved-concerns store (--store-dir absent); measured with --no-store only"
+fi
+python3 - "$tmp/summary.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+t = s["totals"]
+print(f"verdicts: {t['pass']} pass, {t['revise']} revise, {t['incomplete']} incomplete, {t['error']} error; "
+      f"requiring revision {t['requiring_revision']['high']} high, {t['requiring_revision']['medium']} medium, "
+      f"{t['requiring_revision']['low']} low; {t['dismissed']} dismissed")
+EOF
