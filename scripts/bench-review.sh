@@ -43,54 +43,62 @@ for f in sorted(pathlib.Path(sys.argv[1]).glob("*.toml")):
 EOF
 patterns=$(wc -l < "$tmp/patterns")
 
-# measure LABEL CMD...: best wall (s) and largest peak RSS (KB) over $runs runs.
+# measure LABEL RUNS CMD...: best wall (s), its CPU time (user + sys, s) and
+# the largest peak RSS (KB) over RUNS runs. CPU time is what the work costs
+# when the machine is shared; wall time is what a user waits.
 measure() {
-    local label=$1; shift
-    local best="" peak=0
-    for _ in $(seq "$runs"); do
-        /usr/bin/time -f '%e %M' -o "$tmp/t" "$@" > /dev/null 2> "$tmp/err" || true
-        read -r wall rss < <(tail -1 "$tmp/t")
-        if [ -z "$best" ] || awk "BEGIN{exit !($wall < $best)}"; then best=$wall; fi
+    local label=$1 n=$2; shift 2
+    local best="" cpu="" peak=0
+    for _ in $(seq "$n"); do
+        /usr/bin/time -f '%e %U %S %M' -o "$tmp/t" "$@" > /dev/null 2> "$tmp/err" || true
+        read -r wall user sys rss < <(tail -1 "$tmp/t")
+        if [ -z "$best" ] || awk "BEGIN{exit !($wall < $best)}"; then
+            best=$wall
+            cpu=$(awk "BEGIN{print $user + $sys}")
+        fi
         if [ "$rss" -gt "$peak" ]; then peak=$rss; fi
     done
-    printf '%s %s %s\n' "$label" "$best" "$peak" >> "$tmp/results"
+    printf '%s %s %s %s\n' "$label" "$best" "$cpu" "$peak" >> "$tmp/results"
 }
 
 # Warm the page cache so every contender reads from memory.
 xargs -0 cat < "$tmp/files" > /dev/null
 
-measure cat sh -c "xargs -0 cat < '$tmp/files' > /dev/null"
-measure rg rg --no-config -i -c -f "$tmp/patterns" "$corpus"
-measure review "$bin" review --quiet --no-store --format json "$corpus"
+load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
+measure cat "$runs" sh -c "xargs -0 cat < '$tmp/files' > /dev/null"
+# One rg run: with every pattern at once it takes minutes, not seconds.
+measure rg 1 rg --no-config -i -c -f "$tmp/patterns" "$corpus"
+measure review "$runs" "$bin" review --quiet --no-store --format json "$corpus"
+measure review-1-thread "$runs" "$bin" review --jobs 1 --quiet --no-store --format json "$corpus"
 
 store=no
 if "$bin" --help 2>/dev/null | grep -q -- '--store-dir'; then
     store=yes
     export GAUNTLET_STORE_DIR="$tmp/store"
     # First run fills the store; the measured runs then read a full one.
-    /usr/bin/time -f '%e %M' -o "$tmp/t" "$bin" review --quiet --format json "$corpus" > /dev/null 2>&1 || true
-    read -r wall rss < <(tail -1 "$tmp/t")
-    printf '%s %s %s\n' review+store-first "$wall" "$rss" >> "$tmp/results"
-    measure review+store-filled "$bin" review --quiet --format json "$corpus"
+    measure review+store-first 1 "$bin" review --quiet --format json "$corpus"
+    measure review+store-filled "$runs" "$bin" review --quiet --format json "$corpus"
 fi
 
 "$bin" review --quiet --no-store --format json "$corpus" > "$tmp/summary.json" || true
 
 echo "gauntlet review benchmark: $specs specs, $bytes bytes in $corpus"
-echo "machine: $(nproc) cores; $runs runs each, best wall time, largest peak RSS"
+echo "machine: $(nproc) cores, load average $load at the start; $runs runs each (rg 1), best wall time, largest peak RSS"
 echo "rg patterns: $patterns (every trigger and safeguard of personas/*.toml, case-insensitive)"
 echo
-printf '%-22s %9s %10s %10s %10s\n' what wall_s specs_per_s MB_per_s peak_MB
-while read -r label wall rss; do
-    awk -v l="$label" -v w="$wall" -v r="$rss" -v s="$specs" -v b="$bytes" 'BEGIN{
+printf '%-22s %8s %8s %11s %9s %8s\n' what wall_s cpu_s specs_per_s MB_per_s peak_MB
+while read -r label wall cpu rss; do
+    awk -v l="$label" -v w="$wall" -v c="$cpu" -v r="$rss" -v s="$specs" -v b="$bytes" 'BEGIN{
         w2 = (w > 0 ? w : 0.005);
-        printf "%-22s %9.2f %10.0f %10.1f %10.1f\n", l, w, s / w2, b / 1e6 / w2, r / 1024 }'
+        printf "%-22s %8.2f %8.2f %11.0f %9.1f %8.1f\n", l, w, c, s / w2, b / 1e6 / w2, r / 1024 }'
 done < "$tmp/results"
 echo
-get() { awk -v l="$1" '$1 == l { print $2 }' "$tmp/results"; }
-awk -v g="$(get review)" -v c="$(get cat)" -v r="$(get rg)" 'BEGIN{
-    c2 = (c > 0 ? c : 0.005); r2 = (r > 0 ? r : 0.005);
-    printf "review / cat: %.1fx   review / rg: %.1fx\n", g / c2, g / r2 }'
+get() { awk -v l="$1" -v f="$2" '$1 == l { print $f }' "$tmp/results"; }
+awk -v g="$(get review 2)" -v c="$(get cat 2)" -v r="$(get rg 2)" \
+    -v gc="$(get review 3)" -v cc="$(get cat 3)" -v rc="$(get rg 3)" 'BEGIN{
+    m = 0.005
+    printf "wall: review / cat %.0fx, review / rg %.2fx; cpu: review / cat %.0fx, review / rg %.2fx\n",
+        g / (c > m ? c : m), g / (r > m ? r : m), gc / (cc > m ? cc : m), gc / (rc > m ? rc : m) }'
 if [ "$store" = no ]; then
     echo "store: this build has no resolved-concerns store (--store-dir absent); measured with --no-store only"
 fi
