@@ -62,11 +62,59 @@ pub struct Rule {
     pub requires: Vec<Regex>,
 }
 
+/// Compile a data-file pattern: case-insensitive, with ASCII word semantics.
+///
+/// Rule patterns are English keywords; Unicode-aware `\b`, `\w` and `\d`
+/// make each regex far more expensive to build and to run (the catalog took
+/// ~100 ms to compile with them), so they are rewritten to their ASCII forms.
+/// Literal non-ASCII characters in a pattern still match.
 pub(crate) fn compile(pattern: &str) -> Result<Regex, regex::Error> {
-    RegexBuilder::new(pattern)
+    RegexBuilder::new(&asciify(pattern))
         .case_insensitive(true)
         .size_limit(1 << 22)
         .build()
+}
+
+fn asciify(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len() + 16);
+    let mut chars = pattern.chars().peekable();
+    let mut in_class = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some('b') if !in_class => out.push_str("(?-u:\\b)"),
+                Some('B') if !in_class => out.push_str("(?-u:\\B)"),
+                Some('w') => out.push_str(if in_class {
+                    "A-Za-z0-9_"
+                } else {
+                    "[A-Za-z0-9_]"
+                }),
+                Some('d') => out.push_str(if in_class { "0-9" } else { "[0-9]" }),
+                Some(other) => {
+                    out.push('\\');
+                    out.push(other);
+                }
+                None => out.push('\\'),
+            },
+            '[' if !in_class => {
+                in_class = true;
+                out.push(c);
+                // A `]` right after `[` or `[^` is a literal.
+                if chars.peek() == Some(&'^') {
+                    out.push(chars.next().unwrap_or('^'));
+                }
+                if chars.peek() == Some(&']') {
+                    out.push(chars.next().unwrap_or(']'));
+                }
+            }
+            ']' if in_class => {
+                in_class = false;
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 impl Rule {
@@ -100,5 +148,23 @@ impl Rule {
             return None;
         }
         self.triggers.iter().find_map(|r| r.find(text))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_word_semantics() {
+        assert_eq!(asciify(r"\bfoo\w+\d"), r"(?-u:\b)foo[A-Za-z0-9_]+[0-9]");
+        assert_eq!(asciify(r"[^\w.]"), r"[^A-Za-z0-9_.]");
+        assert_eq!(asciify(r"a\.b"), r"a\.b");
+        let r = compile(r"\brate[- ]limit\w*").unwrap();
+        assert!(r.is_match("Requests are Rate-Limited per key"));
+        assert!(!r.is_match("accelerate limits"));
+        assert!(compile("≤|≥").unwrap().is_match("x ≤ 3"));
+        // Word boundaries are ASCII: a non-ASCII letter is not a word character.
+        assert!(compile(r"\bcaf").unwrap().is_match("the café is"));
     }
 }
