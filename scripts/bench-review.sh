@@ -32,14 +32,41 @@ find "$corpus" -type f \( -iname '*.md' -o -iname '*.markdown' \) -print0 > "$tm
 specs=$(tr -cd '\0' < "$tmp/files" | wc -c)
 bytes=$(xargs -0 cat < "$tmp/files" | wc -c)
 
-# The patterns the offline attackers look for, for a like-for-like rg run.
+# The patterns the offline attackers look for, for a like-for-like rg run,
+# with the ASCII word semantics `rule::compile` gives them (\b, \w, \d).
 python3 - "$root/personas" > "$tmp/patterns" <<'EOF'
 import sys, tomllib, pathlib
+
+def asciify(p):
+    out, i, in_class = [], 0, False
+    while i < len(p):
+        c = p[i]
+        if c == "\\" and i + 1 < len(p):
+            n = p[i + 1]
+            i += 2
+            if n == "b" and not in_class: out.append("(?-u:\\b)")
+            elif n == "B" and not in_class: out.append("(?-u:\\B)")
+            elif n == "w": out.append("A-Za-z0-9_" if in_class else "[A-Za-z0-9_]")
+            elif n == "d": out.append("0-9" if in_class else "[0-9]")
+            else: out.append("\\" + n)
+            continue
+        if c == "[" and not in_class:
+            in_class = True
+            out.append(c)
+            i += 1
+            if i < len(p) and p[i] == "^": out.append("^"); i += 1
+            if i < len(p) and p[i] == "]": out.append("]"); i += 1
+            continue
+        if c == "]" and in_class: in_class = False
+        out.append(c)
+        i += 1
+    return "".join(out)
+
 for f in sorted(pathlib.Path(sys.argv[1]).glob("*.toml")):
     d = tomllib.loads(f.read_text())
     for r in d.get("rules", []):
         for p in r.get("triggers", []) + r.get("safeguards", []):
-            print(p)
+            print(asciify(p))
 EOF
 patterns=$(wc -l < "$tmp/patterns")
 
@@ -84,7 +111,7 @@ fi
 
 echo "gauntlet review benchmark: $specs specs, $bytes bytes in $corpus"
 echo "machine: $(nproc) cores, load average $load at the start; $runs runs each (rg 1), best wall time, largest peak RSS"
-echo "rg patterns: $patterns (every trigger and safeguard of personas/*.toml, case-insensitive)"
+echo "rg patterns: $patterns (every trigger and safeguard of personas/*.toml, case-insensitive, ASCII word semantics as the engine compiles them)"
 echo
 printf '%-22s %8s %8s %11s %9s %8s\n' what wall_s cpu_s specs_per_s MB_per_s peak_MB
 while read -r label wall cpu rss; do
