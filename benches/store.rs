@@ -170,6 +170,7 @@ fn store(n: usize, now: DateTime<Utc>) -> StoreFile {
             concern_id: Some(format!("BURN-{:08x}", i)),
             section: Some("Design".to_string()),
             evaluators: vec!["offline/section".to_string(), "offline/document".to_string()],
+            spec: None,
             source: None,
         })
         .collect();
@@ -224,13 +225,13 @@ fn bench_filter(c: &mut Criterion) {
     let batch = concerns(100);
     // How many of the 100 find a stored match (sanity: the work is real).
     let mut probe = batch.clone();
-    let st = filter_concerns(&s, &mut index, "abc", now, &mut probe);
+    let st = filter_concerns(&s, &mut index, "abc", "title:", now, &mut probe);
     let matched = probe.iter().filter(|c| c.filter.is_some()).count();
     eprintln!("filter: {matched} of 100 matched an entry; {st:?}");
     g.bench_function("filter 100 concerns vs 100k entries", |b| {
         b.iter_batched(
             || batch.clone(),
-            |mut cs| filter_concerns(&s, &mut index, "abc", now, &mut cs),
+            |mut cs| filter_concerns(&s, &mut index, "abc", "title:", now, &mut cs),
             BatchSize::SmallInput,
         )
     });
@@ -241,7 +242,9 @@ fn bench_filter(c: &mut Criterion) {
                 let mut total = StdDuration::ZERO;
                 for _ in 0..iters {
                     let mut cs = batch.clone();
-                    total += cpu(1, || filter_concerns(&s, &mut index, "abc", now, &mut cs));
+                    total += cpu(1, || {
+                        filter_concerns(&s, &mut index, "abc", "title:", now, &mut cs)
+                    });
                 }
                 total
             })

@@ -22,6 +22,7 @@ pub fn run(
         Some(Command::AdversaryStats(args)) => {
             crate::store::commands::run_adversary_stats(&args, out)
         }
+        Some(Command::Review(args)) => crate::review::run(&args, out),
     }
 }
 
@@ -65,7 +66,7 @@ pub fn run_spec(
     };
     verdict.warnings.splice(0..0, loaded.warnings);
     for note in persistence.record(&loaded.spec, &verdict)? {
-        events(Event::Warning(note));
+        events(Event::Note(note));
     }
     if let Some(path) = &args.stats_json {
         let json = serde_json::to_vec_pretty(&verdict.stats).expect("stats serialize");
@@ -77,6 +78,7 @@ pub fn run_spec(
     let written = match args.format {
         Format::Json => render::json::write(&verdict, out),
         Format::Markdown => render::markdown::write(&verdict, out),
+        Format::Sarif => render::sarif::write(&verdict, &config.catalog, out),
         Format::Text => render::text::write(&verdict, out, Style { color }),
     };
     written.map_err(|source| RunError::Write {

@@ -41,7 +41,10 @@ impl Cli {
     pub fn run_args(&self) -> &RunArgs {
         match &self.command {
             Some(Command::Explain(a)) => &a.run,
-            Some(Command::Store(_)) | Some(Command::AdversaryStats(_)) | None => &self.run,
+            Some(Command::Store(_))
+            | Some(Command::AdversaryStats(_))
+            | Some(Command::Review(_))
+            | None => &self.run,
         }
     }
 }
@@ -55,6 +58,8 @@ pub enum Command {
     Store(crate::store::args::StoreArgs),
     /// Adversary leaderboard from the cumulative statistics.
     AdversaryStats(crate::store::args::AdversaryStatsArgs),
+    /// Review every spec in folders: progress, a report per spec, a summary.
+    Review(Box<crate::review::ReviewArgs>),
 }
 
 /// `gauntlet explain ID [SPEC]`: reruns the spec offline and explains ID.

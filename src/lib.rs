@@ -35,6 +35,7 @@ pub mod protocol;
 pub mod provider;
 pub mod quantity;
 pub mod render;
+pub mod review;
 pub mod review_report;
 pub mod roles;
 pub mod rule;

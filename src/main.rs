@@ -17,7 +17,9 @@ fn main() -> ExitCode {
             });
         }
     };
-    let progress = gauntlet::progress::Progress::new(cli.run_args().quiet);
+    // `review` draws its own progress bar.
+    let own_progress = matches!(cli.command, Some(gauntlet::cli::Command::Review(_)));
+    let progress = gauntlet::progress::Progress::new(cli.run_args().quiet || own_progress);
     let color = match cli.run_args().color {
         gauntlet::cli::ColorArg::Always => true,
         gauntlet::cli::ColorArg::Never => false,

@@ -212,8 +212,10 @@ fn fourteen_days_later_they_are_noted_then_reverified() {
 fn a_changed_spec_costs_thirty_percent() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("store");
-    verdict(&dir, Path::new(SPEC), T0);
+    // The same spec file, edited between the runs.
     let edited = tmp.path().join("edited.md");
+    std::fs::copy(SPEC, &edited).unwrap();
+    verdict(&dir, &edited, T0);
     let mut text = std::fs::read_to_string(SPEC).unwrap();
     text.push_str("\nThe archive format is zip.\n");
     std::fs::write(&edited, text).unwrap();
@@ -853,4 +855,26 @@ fn bad_clock_is_a_usage_error() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid --since"));
     // Nothing was created.
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_dismissal_only_answers_concerns_of_the_spec_it_was_made_in() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("store");
+    let a = tmp.path().join("a.md");
+    let b = tmp.path().join("b.md");
+    std::fs::copy(SPEC, &a).unwrap();
+    std::fs::copy(SPEC, &b).unwrap();
+    let first = verdict(&dir, &a, T0);
+    let dismissed = ids_with(&first, "dismissed");
+    assert!(!dismissed.is_empty(), "the fixture must have dismissals");
+    // Another spec with the same text: its explanations would cite a.md's
+    // lines, so nothing is filtered or noted.
+    let other = verdict(&dir, &b, T0);
+    assert_eq!(other["stats"]["filter"]["dropped"], 0);
+    assert_eq!(other["stats"]["filter"]["noted"], 0);
+    assert!(ids_with(&other, "filtered").is_empty());
+    // The same spec again: its own dismissals are filtered.
+    let again = verdict(&dir, &a, T0);
+    assert_eq!(ids_with(&again, "filtered"), dismissed);
 }

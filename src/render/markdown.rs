@@ -24,6 +24,10 @@ pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
     };
     writeln!(out, "## Adversarial Gauntlet: {}", cell(title))?;
     writeln!(out)?;
+    if let Some(path) = &v.spec.path {
+        writeln!(out, "Spec: `{}` ({} lines)", cell(path), v.spec.lines)?;
+        writeln!(out)?;
+    }
     writeln!(
         out,
         "{badge}: {} concern(s) require revision ({} high, {} medium, {} low); {} dismissed, {} filtered, {} deferred.",
@@ -152,6 +156,9 @@ pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
                 };
                 writeln!(out, "  - {} {what}: {}", c.adversary, cell(&r.reasoning))?;
             }
+            if let Some(a) = &c.adjudication {
+                writeln!(out, "  - dismissal upheld: {}", cell(&a.reasoning))?;
+            }
         }
         writeln!(out)?;
         writeln!(out, "</details>")?;
@@ -169,7 +176,41 @@ pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
             if let Some(r) = &c.rebuttal {
                 writeln!(out, "- `{}` {}: {}", c.id, c.adversary, cell(&r.reasoning))?;
             }
+            if let Some(a) = &c.adjudication {
+                writeln!(out, "  - adjudication: {}", cell(&a.reasoning))?;
+            }
         }
+        writeln!(out)?;
+    }
+    let filtered: Vec<&Concern> = v
+        .concerns
+        .iter()
+        .filter(|c| c.status == Status::Filtered)
+        .collect();
+    if !filtered.is_empty() {
+        writeln!(
+            out,
+            "<details><summary>{} concern(s) filtered as already resolved</summary>",
+            filtered.len()
+        )?;
+        writeln!(out)?;
+        for c in filtered {
+            let why = c
+                .filter
+                .as_ref()
+                .map(|f| f.explanation.as_str())
+                .unwrap_or("");
+            writeln!(
+                out,
+                "- **{}** `{}` ({}): {}",
+                cell(&c.title),
+                c.id,
+                c.adversary,
+                cell(why)
+            )?;
+        }
+        writeln!(out)?;
+        writeln!(out, "</details>")?;
         writeln!(out)?;
     }
     if let Some(fb) = &v.final_boss {
@@ -191,7 +232,229 @@ pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
     }
     for w in &v.warnings {
         writeln!(out, "> ⚠️ {}", cell(w))?;
+        // A blank line after each: a following line would join the quote.
+        writeln!(out)?;
     }
     writeln!(out, "**Cost:** {}", cost_line(v))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::concern::{
+        Adjudication, AdjudicationOutcome, Decision, FilterAction, FilterNote, RawConcern,
+        Rebuttal, Severity, Vote,
+    };
+    use crate::roles::{FinalBossFinding, FinalBossReview, FinalBossVerdict};
+    use crate::stats::RunStats;
+    use crate::verdict::{Models, SpecInfo, ToolInfo};
+
+    fn concern(
+        adversary: &str,
+        prefix: &str,
+        title: &str,
+        sev: Severity,
+        lines: Option<(usize, usize)>,
+        status: Status,
+    ) -> Concern {
+        let mut c = Concern::from_raw(
+            adversary,
+            prefix,
+            RawConcern {
+                title: title.into(),
+                detail: format!("{title}: what is missing | and why it hurts."),
+                severity: sev,
+                lines,
+                rule: Some(title.to_lowercase().replace(' ', "-")),
+                section: Some("Design".into()),
+                subject: vec![],
+            },
+        );
+        c.status = status;
+        c
+    }
+
+    fn vote(evaluator: &str, decision: Decision, reasoning: &str) -> Vote {
+        Vote {
+            evaluator: evaluator.into(),
+            decision,
+            reasoning: reasoning.into(),
+            cites: vec![],
+        }
+    }
+
+    /// A verdict with one concern in every state the report shows.
+    fn verdict() -> Verdict {
+        use Decision::*;
+        let mut accepted = concern(
+            "burned_oncall",
+            "BURN",
+            "No timeout on the merchant call",
+            Severity::High,
+            Some((12, 14)),
+            Status::Accepted,
+        );
+        accepted.votes = vec![
+            vote(
+                "offline/section",
+                Accept,
+                "no timeout stated in its section",
+            ),
+            vote("offline/document", Accept, "no timeout stated anywhere"),
+            vote("offline/strict", Accept, "no timeout stated next to it"),
+        ];
+        let mut reinstated = concern(
+            "paranoid_security",
+            "PARA",
+            "Signing secret readable by support",
+            Severity::Medium,
+            Some((20, 20)),
+            Status::Reinstated,
+        );
+        reinstated.votes = vec![
+            vote("offline/section", Dismiss, "line 31 mentions a vault"),
+            vote("offline/document", Dismiss, "line 31 mentions a vault"),
+            vote("offline/strict", Accept, "nothing next to it"),
+        ];
+        reinstated.rebuttal = Some(Rebuttal {
+            outcome: RebuttalOutcome::Challenged,
+            reasoning: "line 31 is about API keys, not the signing secret".into(),
+        });
+        reinstated.adjudication = Some(Adjudication {
+            outcome: AdjudicationOutcome::Overturned,
+            reasoning: "the cited line is about something else; the challenge holds".into(),
+            adjudicator: Some("offline/section".into()),
+        });
+        let mut dismissed = concern(
+            "lazy_developer",
+            "LAZY",
+            "Custom queue instead of the platform one",
+            Severity::Low,
+            None,
+            Status::Dismissed,
+        );
+        dismissed.votes = vec![
+            vote(
+                "offline/section",
+                Dismiss,
+                "line 8 justifies it: ordering per merchant",
+            ),
+            vote("offline/document", Dismiss, "line 8 justifies it"),
+            vote("offline/strict", Accept, "no justification next to it"),
+        ];
+        dismissed.rebuttal = Some(Rebuttal {
+            outcome: RebuttalOutcome::Accepted,
+            reasoning: "fair, the ordering need is real".into(),
+        });
+        let deferred = concern(
+            "pedantic_nitpicker",
+            "PEDA",
+            "Undefined term settled",
+            Severity::Low,
+            Some((5, 5)),
+            Status::Deferred,
+        );
+        let mut filtered = concern(
+            "asshole_loner",
+            "ASSH",
+            "Why not polling",
+            Severity::Medium,
+            Some((3, 3)),
+            Status::Filtered,
+        );
+        filtered.filter = Some(FilterNote {
+            entry_id: "E-1".into(),
+            similarity: 0.93,
+            confidence: 0.9,
+            action: FilterAction::Dropped,
+            explanation: "merchants asked for push; polling was measured at 40x the load".into(),
+        });
+        let mut stats = RunStats::default();
+        stats.final_.requiring_revision = 2;
+        stats.final_.high = 1;
+        stats.final_.medium = 1;
+        stats.duration_ms.total = 1234;
+        Verdict {
+            schema_version: crate::verdict::SCHEMA_VERSION,
+            tool: ToolInfo {
+                name: "gauntlet".into(),
+                version: "0.0.0-test".into(),
+            },
+            spec: SpecInfo {
+                path: Some("docs/webhooks.md".into()),
+                sha256: "0".repeat(64),
+                bytes: 900,
+                lines: 40,
+                title: Some("Payment webhooks".into()),
+            },
+            verdict: Outcome::Revise,
+            fail_on: Severity::Low,
+            adversaries: crate::catalog::DEFAULT_ADVERSARIES
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            models: Models {
+                attack: vec!["offline".into()],
+                eval: vec![
+                    "offline/section".into(),
+                    "offline/document".into(),
+                    "offline/strict".into(),
+                ],
+                final_boss: Some("offline".into()),
+            },
+            concerns: vec![dismissed, accepted, filtered, reinstated, deferred],
+            final_boss: Some(FinalBossReview {
+                verdict: FinalBossVerdict::Refine,
+                findings: vec![FinalBossFinding {
+                    check: "measurement".into(),
+                    severity: Severity::Medium,
+                    finding: "No success metric for merchants".into(),
+                    lines: vec![],
+                }],
+                summary: String::new(),
+            }),
+            stats,
+            warnings: vec!["evaluator offline/strict failed on batch 2".into()],
+        }
+    }
+
+    fn render(v: &Verdict) -> String {
+        let mut out = Vec::new();
+        write(v, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn report_covers_every_section() {
+        let md = render(&verdict());
+        // Worst first: the high concern's row comes before the medium one's.
+        let high = md.find("No timeout on the merchant call").unwrap();
+        let medium = md.find("Signing secret readable by support").unwrap();
+        assert!(high < medium);
+        // A `|` in a detail must not break the table.
+        assert!(md.contains("what is missing \\| and why"));
+        for needle in [
+            "❌ **REVISE**: 2 concern(s) require revision (1 high, 1 medium, 0 low); 1 dismissed, 1 filtered, 1 deferred.",
+            "Spec: `docs/webhooks.md` (40 lines)",
+            "offline/section: accept<br>offline/document: accept<br>offline/strict: accept",
+            "<details><summary>1 dismissed concern(s) with their reasons</summary>",
+            "  - offline/section: line 8 justifies it: ordering per merchant",
+            "  - lazy_developer accepted the dismissal: fair, the ordering need is real",
+            "### Rebuttals that won",
+            "  - adjudication: the cited line is about something else; the challenge holds",
+            "### Deferred (need a decision)",
+            "merchants asked for push; polling was measured at 40x the load",
+            "### Final boss (UX review): REFINE",
+            "> ⚠️ evaluator offline/strict failed on batch 2",
+            "**Cost:** $0.00 (offline engine)",
+        ] {
+            assert!(md.contains(needle), "missing {needle:?} in:\n{md}");
+        }
+    }
+
+    #[test]
+    fn report_snapshot() {
+        insta::assert_snapshot!(render(&verdict()));
+    }
 }

@@ -1,8 +1,9 @@
-//! Renderers: turn a `Verdict` into text, JSON or Markdown on any writer.
+//! Renderers: turn a `Verdict` into text, JSON, Markdown or SARIF on any writer.
 //! They are the only code that formats results for people.
 
 pub mod json;
 pub mod markdown;
+pub mod sarif;
 pub mod text;
 
 use crate::concern::Severity;
@@ -13,6 +14,8 @@ pub enum Format {
     Text,
     Json,
     Markdown,
+    /// SARIF 2.1.0 for GitHub code scanning.
+    Sarif,
 }
 
 /// Minimal ANSI styling, off unless the caller enables it.

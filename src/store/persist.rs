@@ -57,12 +57,42 @@ impl ProjectStore {
     }
 }
 
+/// The index partition of an entry: its adversary, scoped to the spec it
+/// was dismissed in when it has one.
+pub fn index_key(adversary: &str, spec: Option<&str>) -> String {
+    match spec {
+        Some(s) => format!("{adversary}\u{1}{s}"),
+        None => adversary.to_string(),
+    }
+}
+
 pub fn build_index(store: &StoreFile) -> Index {
-    Index::build(store.concerns.iter().map(|e| IndexItem {
-        adversary: &e.adversary,
+    let keys: Vec<String> = store
+        .concerns
+        .iter()
+        .map(|e| index_key(&e.adversary, e.spec.as_deref()))
+        .collect();
+    Index::build(store.concerns.iter().zip(&keys).map(|(e, key)| IndexItem {
+        adversary: key,
         pattern: &e.pattern,
         fingerprint: e.fingerprint.as_deref(),
     }))
+}
+
+/// The best entry for a concern of the spec `spec_id`: entries dismissed in
+/// that spec, and unscoped (imported) entries of the same adversary.
+pub fn best_for(
+    index: &mut Index,
+    c: &Concern,
+    spec_id: &str,
+    fingerprint: bool,
+) -> Option<crate::store::similarity::Match> {
+    let scoped = index_key(&c.adversary, Some(spec_id));
+    index.best_in(
+        &[scoped.as_str(), c.adversary.as_str()],
+        &c.title,
+        fingerprint.then_some(c.fingerprint.as_str()),
+    )
 }
 
 /// The self-filter over a store snapshot: marks each raised concern that a
@@ -71,6 +101,7 @@ pub fn filter_concerns(
     store: &StoreFile,
     index: &mut Index,
     spec_sha256: &str,
+    spec_id: &str,
     now: DateTime<Utc>,
     concerns: &mut [Concern],
 ) -> FilterStats {
@@ -79,7 +110,7 @@ pub fn filter_concerns(
         if c.status != Status::Raised {
             continue;
         }
-        let found = index.best(&c.adversary, &c.title, Some(&c.fingerprint));
+        let found = best_for(index, c, spec_id, true);
         let Some(m) = found else {
             stats.proceeding += 1;
             continue;
@@ -115,7 +146,15 @@ pub fn filter_concerns(
 impl ConcernFilter for ProjectStore {
     fn filter(&self, spec: &Spec, concerns: &mut [Concern]) -> FilterStats {
         let mut index = self.index.lock().unwrap_or_else(|p| p.into_inner());
-        filter_concerns(&self.snapshot, &mut index, &spec.sha256, self.now, concerns)
+        let spec_id = crate::store::location::spec_identity(spec.path.as_deref(), spec.title());
+        filter_concerns(
+            &self.snapshot,
+            &mut index,
+            &spec.sha256,
+            &spec_id,
+            self.now,
+            concerns,
+        )
     }
 }
 
@@ -148,6 +187,10 @@ pub fn apply_verdict(
     now: DateTime<Utc>,
     mut similar: impl FnMut(&Concern) -> Option<String>,
 ) -> Applied {
+    let spec_id = crate::store::location::spec_identity(
+        verdict.spec.path.as_deref(),
+        verdict.spec.title.as_deref(),
+    );
     let mut applied = Applied::default();
     for c in &verdict.concerns {
         if let Some(n) = &c.filter
@@ -188,6 +231,7 @@ pub fn apply_verdict(
                 store.concerns.iter().position(|e| {
                     e.adversary == c.adversary
                         && e.fingerprint.as_deref() == Some(c.fingerprint.as_str())
+                        && e.spec.as_deref().is_none_or(|s| s == spec_id)
                 })
             })
             .or_else(|| similar(c).and_then(|id| store.position(&id)));
@@ -200,6 +244,7 @@ pub fn apply_verdict(
                 e.confidence = e.confidence.max(confidence::DEFAULT_BASE);
                 e.evaluators = evaluators;
                 e.concern_id = Some(c.id.clone());
+                e.spec = Some(spec_id.clone());
                 if e.fingerprint.is_none() {
                     e.fingerprint = Some(c.fingerprint.clone());
                 }
@@ -210,7 +255,10 @@ pub fn apply_verdict(
             }
             None => {
                 store.concerns.push(Entry {
-                    id: resolved_store::entry_id(&format!("{}\0{}", c.adversary, c.fingerprint)),
+                    id: resolved_store::entry_id(&format!(
+                        "{}\0{}\0{}",
+                        c.adversary, c.fingerprint, spec_id
+                    )),
                     pattern: c.title.clone(),
                     explanation,
                     adversary: c.adversary.clone(),
@@ -224,6 +272,7 @@ pub fn apply_verdict(
                     concern_id: Some(c.id.clone()),
                     section: c.section.clone(),
                     evaluators,
+                    spec: Some(spec_id.clone()),
                     source: None,
                 });
                 applied.saved += 1;
@@ -247,9 +296,12 @@ impl Persistence for ProjectStore {
         let applied = {
             let mut index = self.index.lock().unwrap_or_else(|p| p.into_inner());
             let snapshot = &self.snapshot;
+            let spec_id = crate::store::location::spec_identity(
+                verdict.spec.path.as_deref(),
+                verdict.spec.title.as_deref(),
+            );
             apply_verdict(&mut store, verdict, self.now, |c| {
-                index
-                    .best(&c.adversary, &c.title, None)
+                best_for(&mut index, c, &spec_id, false)
                     .map(|m| snapshot.concerns[m.entry].id.clone())
             })
         };
@@ -439,10 +491,10 @@ mod tests {
         let id = e.id.clone();
         let mut index = build_index(&store);
         let snapshot = store.clone();
+        // The test verdicts come from standard input with no title.
+        let spec_id = crate::store::location::spec_identity(None, None);
         let a = apply_verdict(&mut store, &verdict(vec![again]), later, |c| {
-            index
-                .best(&c.adversary, &c.title, None)
-                .map(|m| snapshot.concerns[m.entry].id.clone())
+            best_for(&mut index, c, &spec_id, false).map(|m| snapshot.concerns[m.entry].id.clone())
         });
         assert_eq!(
             a,
@@ -478,7 +530,7 @@ mod tests {
             concern("No timeout on the billing API", "r", Status::Raised),
             concern("No timeout on the currency API", "r2", Status::Raised),
         ];
-        let stats = filter_concerns(&store, &mut index, "feed", now, &mut fresh);
+        let stats = filter_concerns(&store, &mut index, "feed", "title:", now, &mut fresh);
         assert_eq!((stats.dropped, stats.noted, stats.proceeding), (1, 0, 1));
         assert_eq!(fresh[0].status, Status::Filtered);
         assert_eq!(fresh[0].filter.as_ref().unwrap().confidence, 0.9);

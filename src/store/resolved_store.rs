@@ -47,6 +47,10 @@ pub struct Entry {
     /// Evaluators whose dismissal is the explanation.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evaluators: Vec<String>,
+    /// The spec it was dismissed in (`location::spec_identity`); it only
+    /// answers concerns of that spec. `None` (imported entries) answers any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<String>,
     /// Where it came from when not from a run (`import:<file>`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
@@ -285,6 +289,7 @@ pub fn import(
             concern_id: None,
             section: None,
             evaluators: Vec::new(),
+            spec: None,
             source: Some(source.clone()),
         });
     }
@@ -322,6 +327,7 @@ mod tests {
             concern_id: None,
             section: None,
             evaluators: vec![],
+            spec: None,
             source: None,
         }
     }

@@ -531,13 +531,26 @@ impl Index {
         text: &str,
         fingerprint: Option<&str>,
     ) -> Option<Match> {
-        if let Some(fp) = fingerprint.filter(|f| !f.is_empty())
-            && let Some(&entry) = self.fingerprints.get(&format!("{adversary}\0{fp}"))
-        {
-            return Some(Match {
-                entry,
-                similarity: 1.0,
-            });
+        self.best_in(&[adversary], text, fingerprint)
+    }
+
+    /// The best entry over several partitions (e.g. an adversary scoped to a
+    /// spec, then the adversary unscoped); `general` entries always count.
+    pub fn best_in(
+        &mut self,
+        partitions: &[&str],
+        text: &str,
+        fingerprint: Option<&str>,
+    ) -> Option<Match> {
+        if let Some(fp) = fingerprint.filter(|f| !f.is_empty()) {
+            for name in partitions {
+                if let Some(&entry) = self.fingerprints.get(&format!("{name}\0{fp}")) {
+                    return Some(Match {
+                        entry,
+                        similarity: 1.0,
+                    });
+                }
+            }
         }
         let terms = self.normaliser.terms(text);
         if terms.is_empty() {
@@ -554,10 +567,11 @@ impl Index {
             return None;
         }
         let mut best: Option<(f64, usize)> = None;
-        for name in [adversary, GENERAL] {
-            if name == GENERAL && adversary == GENERAL {
-                continue;
-            }
+        let mut names: Vec<&str> = partitions.to_vec();
+        if !names.contains(&GENERAL) {
+            names.push(GENERAL);
+        }
+        for name in names {
             let Some(part) = self.partitions.get(name) else {
                 continue;
             };
