@@ -82,6 +82,29 @@ pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
     None
 }
 
+/// Which spec a stored dismissal belongs to: the spec's path relative to the
+/// project root (so `docs/a.md` and `cd docs; a.md` agree), or `title:` and
+/// its first heading when it came from standard input. Dismissals only answer
+/// concerns of the same spec: an explanation cites that spec's lines.
+pub fn spec_identity(path: Option<&str>, title: Option<&str>) -> String {
+    if let Some(p) = path {
+        let p = Path::new(p);
+        if let Ok(abs) = p.canonicalize() {
+            let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+            let root = project_root(&cwd);
+            let root = root.canonicalize().unwrap_or(root);
+            let rel = abs.strip_prefix(&root).unwrap_or(&abs);
+            return rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+        }
+        return p.to_string_lossy().into_owned();
+    }
+    format!("title:{}", title.unwrap_or("").trim().to_lowercase())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,27 +136,4 @@ mod tests {
         assert_eq!(d.to_rfc3339(), "2026-01-22T00:00:00+00:00");
         assert!(parse_now("yesterday").is_err());
     }
-}
-
-/// Which spec a stored dismissal belongs to: the spec's path relative to the
-/// project root (so `docs/a.md` and `cd docs; a.md` agree), or `title:` and
-/// its first heading when it came from standard input. Dismissals only answer
-/// concerns of the same spec: an explanation cites that spec's lines.
-pub fn spec_identity(path: Option<&str>, title: Option<&str>) -> String {
-    if let Some(p) = path {
-        let p = Path::new(p);
-        if let Ok(abs) = p.canonicalize() {
-            let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-            let root = project_root(&cwd);
-            let root = root.canonicalize().unwrap_or(root);
-            let rel = abs.strip_prefix(&root).unwrap_or(&abs);
-            return rel
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/");
-        }
-        return p.to_string_lossy().into_owned();
-    }
-    format!("title:{}", title.unwrap_or("").trim().to_lowercase())
 }
