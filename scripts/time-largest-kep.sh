@@ -4,7 +4,7 @@
 # (user + system of the child), the fairer figure on a shared, loaded machine.
 # Usage: scripts/time-largest-kep.sh [KEP_DIR]   (cargo build --release first)
 set -eu
-dir=${1:-/work/shared/corpus/keps}
+dir=${1:-"$(dirname "$0")/../../shared/corpus/keps"}
 bin=${GAUNTLET:-target/release/gauntlet}
 spec=$(ls -S "$dir"/* | head -1)
 echo "spec: $spec ($(wc -c < "$spec") bytes)"

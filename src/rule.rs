@@ -95,6 +95,25 @@ pub enum Check {
 /// A rule with its patterns compiled.
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn lazy_patterns_are_checked_at_load_and_compiled_on_use() {
+        let def = |safeguard: &str| -> super::RuleDef {
+            toml::from_str(&format!(
+                "id = \"r\"\ntitle = \"t\"\nseverity = \"low\"\ntriggers = ['call']\nsafeguards = ['{safeguard}']\nmissing = \"m\"\nimpact = \"i\"\n"
+            ))
+            .unwrap()
+        };
+        let err = super::Rule::compile(def("time(out")).unwrap_err();
+        assert!(err.contains("bad pattern `time(out`"), "{err}");
+        let rule = super::Rule::compile(def(r"\btime-?outs?\b")).unwrap();
+        assert!(
+            rule.safeguards
+                .iter()
+                .any(|r| r.is_match(b"calls have a 3 s timeout"))
+        );
+        assert!(!rule.safeguards.iter().any(|r| r.is_match(b"no deadline")));
+    }
+
     use super::*;
 
     #[test]
@@ -123,10 +142,10 @@ pub struct Rule {
     pub def: RuleDef,
     pub triggers: Vec<Regex>,
     pub exclude: Vec<Regex>,
-    pub safeguards: Vec<Regex>,
-    pub requires: Vec<Regex>,
-    pub near: Vec<Regex>,
-    pub goals: Vec<Regex>,
+    pub safeguards: LazyPatterns,
+    pub requires: LazyPatterns,
+    pub near: LazyPatterns,
+    pub goals: LazyPatterns,
     pub distinct: Vec<Regex>,
 }
 
@@ -225,6 +244,54 @@ pub fn compile(pattern: &str) -> Result<Regex, regex::Error> {
         .build()
 }
 
+/// A pattern list compiled on first use. Most rules never fire on a given
+/// spec, so their safeguard, goal and context patterns are never needed:
+/// compiling every list up front was most of a short run's time. The syntax
+/// is still checked when the rule is loaded, so a bad pattern is reported
+/// with its file, never at match time.
+#[derive(Debug, Clone, Default)]
+pub struct LazyPatterns {
+    joined: Option<String>,
+    compiled: std::sync::OnceLock<Vec<Regex>>,
+}
+
+impl LazyPatterns {
+    fn new(rule: &str, patterns: &[String]) -> Result<LazyPatterns, String> {
+        if patterns.is_empty() {
+            return Ok(LazyPatterns::default());
+        }
+        for p in patterns {
+            regex_syntax::ParserBuilder::new()
+                .unicode(false)
+                .utf8(false)
+                .build()
+                .parse(&lowercase_literals(&asciify(p)))
+                .map_err(|e| format!("rule `{rule}`: bad pattern `{p}`: {e}"))?;
+        }
+        let joined = patterns
+            .iter()
+            .map(|p| format!("(?:{p})"))
+            .collect::<Vec<_>>()
+            .join("|");
+        Ok(LazyPatterns {
+            joined: Some(joined),
+            compiled: std::sync::OnceLock::new(),
+        })
+    }
+}
+
+impl std::ops::Deref for LazyPatterns {
+    type Target = [Regex];
+
+    fn deref(&self) -> &[Regex] {
+        self.compiled.get_or_init(|| match &self.joined {
+            // Syntax was checked at load; only the size limit could fail here.
+            Some(j) => compile(j).map(|r| vec![r]).unwrap_or_default(),
+            None => Vec::new(),
+        })
+    }
+}
+
 impl Rule {
     pub fn compile(def: RuleDef) -> Result<Rule, String> {
         // One regex per list: the alternation compiles far faster than the
@@ -256,10 +323,10 @@ impl Rule {
         Ok(Rule {
             triggers: all(&def.triggers)?,
             exclude: all(&def.exclude)?,
-            safeguards: all(&def.safeguards)?,
-            requires: all(&def.requires)?,
-            near: all(&def.near)?,
-            goals: all(&def.goals)?,
+            safeguards: LazyPatterns::new(&def.id, &def.safeguards)?,
+            requires: LazyPatterns::new(&def.id, &def.requires)?,
+            near: LazyPatterns::new(&def.id, &def.near)?,
+            goals: LazyPatterns::new(&def.id, &def.goals)?,
             // Kept apart: the check needs to know which one matched.
             distinct: def
                 .distinct
