@@ -258,7 +258,13 @@ fn concern_for(
         }
     }
     let what = cluster[0].matched.trim().to_string();
-    let title = rule.def.title.replace("{subject}", &what);
+    // A subject cut inside `code` would leave a dangling backtick in the title.
+    let what_title = if what.matches('`').count() % 2 == 1 {
+        what.replace('`', "")
+    } else {
+        what.to_string()
+    };
+    let title = rule.def.title.replace("{subject}", &what_title);
     let where_ = if first == last {
         format!("Line {first}")
     } else {
