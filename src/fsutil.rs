@@ -49,3 +49,19 @@ pub fn write_atomic_paced(
     }
     result
 }
+
+/// Drop `.` and resolve `..` lexically (no symlink resolution).
+pub fn normalise_lexically(p: &std::path::Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut out = std::path::PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}

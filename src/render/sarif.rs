@@ -403,20 +403,8 @@ pub fn repo_root(dir: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-/// Drop `.` and resolve `..` lexically (no symlink resolution).
 fn normalise(p: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
+    crate::fsutil::normalise_lexically(p)
 }
 
 fn slashes(p: &Path) -> String {

@@ -8,7 +8,7 @@ use crate::error::UsageError;
 use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
 use std::collections::HashSet;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 pub const DEFAULT_GLOBS: [&str; 2] = ["*.md", "*.markdown"];
 
@@ -228,17 +228,7 @@ fn common_base(roots: &[(PathBuf, bool)]) -> PathBuf {
 /// Absolute and lexically normalised (no symlink resolution).
 pub fn absolute(p: &Path) -> PathBuf {
     let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let mut out = PathBuf::new();
-    for c in abs.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
+    crate::fsutil::normalise_lexically(&abs)
 }
 
 fn slashes(p: &Path) -> String {
