@@ -185,7 +185,7 @@ pub fn apply_verdict(
     store: &mut StoreFile,
     verdict: &Verdict,
     now: DateTime<Utc>,
-    mut similar: impl FnMut(&Concern) -> Option<String>,
+    mut similar: impl FnMut(&Concern, &str) -> Option<String>,
 ) -> Applied {
     let spec_id = crate::store::location::spec_identity(
         verdict.spec.path.as_deref(),
@@ -234,7 +234,7 @@ pub fn apply_verdict(
                         && e.spec.as_deref().is_none_or(|s| s == spec_id)
                 })
             })
-            .or_else(|| similar(c).and_then(|id| store.position(&id)));
+            .or_else(|| similar(c, &spec_id).and_then(|id| store.position(&id)));
         match existing {
             Some(i) => {
                 let e = &mut store.concerns[i];
@@ -296,12 +296,8 @@ impl Persistence for ProjectStore {
         let applied = {
             let mut index = self.index.lock().unwrap_or_else(|p| p.into_inner());
             let snapshot = &self.snapshot;
-            let spec_id = crate::store::location::spec_identity(
-                verdict.spec.path.as_deref(),
-                verdict.spec.title.as_deref(),
-            );
-            apply_verdict(&mut store, verdict, self.now, |c| {
-                best_for(&mut index, c, &spec_id, false)
+            apply_verdict(&mut store, verdict, self.now, |c, spec_id| {
+                best_for(&mut index, c, spec_id, false)
                     .map(|m| snapshot.concerns[m.entry].id.clone())
             })
         };
@@ -460,7 +456,7 @@ mod tests {
             &mut store,
             &verdict(vec![upheld, reinstated, accepted, silent]),
             now,
-            |_| None,
+            |_, _| None,
         );
         assert_eq!(
             a,
@@ -491,10 +487,8 @@ mod tests {
         let id = e.id.clone();
         let mut index = build_index(&store);
         let snapshot = store.clone();
-        // The test verdicts come from standard input with no title.
-        let spec_id = crate::store::location::spec_identity(None, None);
-        let a = apply_verdict(&mut store, &verdict(vec![again]), later, |c| {
-            best_for(&mut index, c, &spec_id, false).map(|m| snapshot.concerns[m.entry].id.clone())
+        let a = apply_verdict(&mut store, &verdict(vec![again]), later, |c, spec_id| {
+            best_for(&mut index, c, spec_id, false).map(|m| snapshot.concerns[m.entry].id.clone())
         });
         assert_eq!(
             a,
@@ -523,7 +517,7 @@ mod tests {
                 Status::Dismissed,
             )]),
             now,
-            |_| None,
+            |_, _| None,
         );
         let mut index = build_index(&store);
         let mut fresh = vec![
@@ -539,7 +533,7 @@ mod tests {
             &mut store,
             &verdict(fresh),
             t("2026-01-02T00:00:00Z"),
-            |_| None,
+            |_, _| None,
         );
         assert_eq!(a.matched, 1);
         assert_eq!(store.concerns[0].times_matched, 1);

@@ -80,17 +80,18 @@ impl Run {
             .env("GAUNTLET_TEST", "1")
             // Never call real models from tests, whatever is installed.
             .env("GAUNTLET_OFFLINE", "1");
-        let tmp;
-        match &self.cwd {
+        // Kept until the process has finished, then removed.
+        let _scratch = match &self.cwd {
             Some(c) => {
                 cmd.current_dir(c);
+                None
             }
             None => {
-                tmp = tempfile::tempdir().unwrap();
+                let tmp = tempfile::tempdir().unwrap();
                 cmd.current_dir(tmp.path());
-                std::mem::forget(tmp);
+                Some(tmp)
             }
-        }
+        };
         for (k, v) in &self.env {
             cmd.env(k, v);
         }
