@@ -59,6 +59,18 @@ pub fn tally(votes: &[Vote], configured: usize) -> Tally {
     }
 }
 
+/// Which evaluator (index into `names`) adjudicates a challenged
+/// dismissal: the first whose citation the challenge does not dispute.
+/// `None` when the challenge disputes every evaluator.
+pub fn adjudicator_for(names: &[&str], concern: &crate::concern::Concern) -> Option<usize> {
+    let disputed: &[String] = concern
+        .rebuttal
+        .as_ref()
+        .map(|r| r.challenged.as_slice())
+        .unwrap_or_default();
+    names.iter().position(|n| !disputed.iter().any(|d| d == n))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

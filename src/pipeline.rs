@@ -6,7 +6,7 @@
 
 use crate::catalog::Catalog;
 use crate::concern::{AdjudicationOutcome, Concern, RebuttalOutcome, Severity, Status, Vote};
-use crate::evaluation::{batches, tally};
+use crate::evaluation::{adjudicator_for, batches, tally};
 use crate::event::{Event, Phase};
 use crate::filter::ConcernFilter;
 use crate::persona::Persona;
@@ -46,7 +46,7 @@ impl Default for RunOptions {
 pub struct Gauntlet {
     pub catalog: Arc<Catalog>,
     pub attacker: Arc<dyn Attacker>,
-    /// The first one adjudicates.
+    /// A challenged dismissal goes to the first one whose citation was not challenged.
     pub evaluators: Vec<Arc<dyn Evaluator>>,
     /// `Some` runs the final boss.
     pub final_boss: Option<Arc<dyn FinalBoss>>,
@@ -318,30 +318,56 @@ impl Gauntlet {
                         .is_some_and(|r| r.outcome == RebuttalOutcome::Challenged)
                 })
                 .collect();
-            if let Some(adjudicator) = self.evaluators.first()
-                && !challenged.is_empty()
-            {
+            // Issue 9: each challenged dismissal goes to the first evaluator
+            // whose citation the challenge does not dispute, never to the
+            // one being judged (`evaluation::adjudicator`). With none left,
+            // the concern is reinstated without adjudication.
+            if !challenged.is_empty() {
                 events(Event::PhaseStarted(Phase::Adjudication));
                 let t = Instant::now();
-                let results = {
-                    let refs: Vec<&Concern> = challenged.iter().map(|&i| &concerns[i]).collect();
-                    adjudicator.adjudicate(spec, &refs).await
-                };
-                for (&i, result) in challenged.iter().zip(results) {
-                    stats.add_model_usage("eval", adjudicator.model(), &result.usage);
-                    match result.value {
-                        Ok(a) => {
-                            if a.outcome == AdjudicationOutcome::Overturned {
-                                concerns[i].status = Status::Reinstated;
-                                stats.rebuttal.sustained += 1;
+                let names: Vec<&str> = self.evaluators.iter().map(|e| e.model()).collect();
+                for (ai, adjudicator) in self.evaluators.iter().enumerate() {
+                    let mine: Vec<usize> = challenged
+                        .iter()
+                        .copied()
+                        .filter(|&i| adjudicator_for(&names, &concerns[i]) == Some(ai))
+                        .collect();
+                    if mine.is_empty() {
+                        continue;
+                    }
+                    let results = {
+                        let refs: Vec<&Concern> = mine.iter().map(|&i| &concerns[i]).collect();
+                        adjudicator.adjudicate(spec, &refs).await
+                    };
+                    for (&i, result) in mine.iter().zip(results) {
+                        stats.add_model_usage("eval", adjudicator.model(), &result.usage);
+                        match result.value {
+                            Ok(a) => {
+                                if a.outcome == AdjudicationOutcome::Overturned {
+                                    concerns[i].status = Status::Reinstated;
+                                    stats.rebuttal.sustained += 1;
+                                }
+                                concerns[i].adjudication = Some(a);
                             }
-                            concerns[i].adjudication = Some(a);
+                            Err(e) => {
+                                concerns[i].status = Status::Deferred;
+                                incomplete.push(format!(
+                                    "adjudication of {} failed: {e}",
+                                    concerns[i].id
+                                ));
+                            }
                         }
-                        Err(e) => {
-                            concerns[i].status = Status::Deferred;
-                            incomplete
-                                .push(format!("adjudication of {} failed: {e}", concerns[i].id));
-                        }
+                    }
+                }
+                for &i in &challenged {
+                    if adjudicator_for(&names, &concerns[i]).is_none() {
+                        concerns[i].status = Status::Reinstated;
+                        stats.rebuttal.sustained += 1;
+                        concerns[i].adjudication = Some(crate::concern::Adjudication {
+                            outcome: AdjudicationOutcome::Overturned,
+                            reasoning: "every evaluator's citation was challenged, so none can adjudicate; the concern is reinstated.".to_string(),
+                            adjudicator: None,
+                        });
                     }
                 }
                 stats.duration_ms.adjudication = ms(t);

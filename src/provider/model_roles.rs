@@ -187,7 +187,11 @@ impl Attacker for ModelAttacker {
                     RoleResult {
                         value: r
                             .value
-                            .map(|(outcome, reasoning)| Rebuttal { outcome, reasoning }),
+                            .map(|(outcome, reasoning)| Rebuttal {
+                                outcome,
+                                reasoning,
+                                challenged: Vec::new(),
+                            }),
                         usage: r.usage,
                     }
                 }
