@@ -150,7 +150,7 @@ pub fn names_topic(spec: &Spec, n: usize, terms: &[String]) -> bool {
 
 /// Stems of the concern's own lines and subject: what a blanket policy
 /// must be about to answer it.
-fn concern_stems(spec: &Spec, concern: &Concern) -> Vec<String> {
+pub fn concern_stems(spec: &Spec, concern: &Concern) -> Vec<String> {
     let mut text = concern.subject.join(" ");
     if let Some((a, b)) = concern.lines {
         for n in a..=b.min(spec.lines.len()) {

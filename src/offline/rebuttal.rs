@@ -16,7 +16,7 @@
 //! a sound citation; otherwise the concern is reinstated.
 
 use super::attacker::{excerpt, relevant};
-use super::evaluator::{names_topic, topic};
+use super::evaluator::{concern_stems, names_topic, topic};
 use super::evidence::{self, EvidenceKind};
 use crate::catalog::Catalog;
 use crate::concern::{
@@ -75,10 +75,19 @@ pub fn cite_flaw(spec: &Spec, catalog: &Catalog, concern: &Concern, n: usize) ->
         .section_of(n)
         .is_some_and(|s| super::subject::mentions_any(&s.heading, &terms));
     let blanket = evidence::blanket_lines(spec).contains(&n);
+    // In the concern's own section, a line that shares a content word with
+    // the concern's lines ("requests are rate limited" for an endpoint that
+    // takes requests) is about the same thing.
+    let same_section = concern
+        .lines
+        .and_then(|(a, _)| spec.line(a))
+        .is_some_and(|l| l.section == line.section)
+        && shares_word(&concern_stems(spec, concern), &line.text);
     if !relevant(spec, concern.lines, &concern.subject, n)
         && !names_topic(spec, n, &terms)
         && !heading_names
         && !blanket
+        && !same_section
     {
         return Some(Flaw::OffTopic(n));
     }
@@ -101,6 +110,15 @@ pub fn cite_flaw(spec: &Spec, catalog: &Catalog, concern: &Concern, n: usize) ->
         Some(EvidenceKind::Deferred) => Some(Flaw::Deferred(n)),
         _ => None,
     }
+}
+
+/// Does `text` share a content word (stemmed, four letters or more) with
+/// `stems`?
+fn shares_word(stems: &[String], text: &str) -> bool {
+    const GENERIC: &[&str] = &["that", "this", "with", "from", "when", "each", "everi", "have", "will", "into", "then", "than", "they", "their", "user", "data", "also"];
+    super::lexicon::normalise(text)
+        .split(' ')
+        .any(|w| w.len() >= 4 && !GENERIC.contains(&w) && stems.iter().any(|s| s == w))
 }
 
 /// The first flaw of a dismissing vote: `None` when at least one of its
