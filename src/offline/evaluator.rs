@@ -390,11 +390,20 @@ pub fn evidence(
                         .into_iter()
                         .any(|e| e.kind == EvidenceKind::Affirmed)
                 };
+                // Beside the evidence, the words count as written: an
+                // Alternatives section justifies by what it rejects.
+                let beside = |r: Range<usize>| {
+                    r.filter(|&k| k >= 1 && k <= spec.lines.len()).any(|k| {
+                        needs
+                            .iter()
+                            .any(|p| p.is_match(spec.lines[k - 1].lower.as_bytes()))
+                    })
+                };
                 let here = near(range.clone());
                 for e in &mut found {
                     if e.kind == EvidenceKind::Affirmed
                         && !here
-                        && !near(spec.block_lines(e.line))
+                        && !beside(spec.block_lines(e.line))
                     {
                         e.kind = EvidenceKind::Deferred;
                     }
