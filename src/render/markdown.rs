@@ -379,6 +379,9 @@ mod tests {
             vote("offline/document", Dismiss, "line 8 justifies it"),
             vote("offline/strict", Accept, "no justification next to it"),
         ];
+        for v in dismissed.votes.iter_mut().filter(|v| v.decision == Dismiss) {
+            v.cites = vec![8];
+        }
         dismissed.rebuttal = Some(Rebuttal {
             outcome: RebuttalOutcome::Accepted,
             reasoning: "fair, the ordering need is real".into(),
@@ -477,7 +480,7 @@ mod tests {
             "Spec: `docs/webhooks.md` (40 lines)",
             "offline/section: accept<br>offline/document: accept<br>offline/strict: accept",
             "<details><summary>1 concern dismissed, with the lines that handle it</summary>",
-            "  - no line cited (offline/section, offline/document): line 8 justifies it: ordering per merchant",
+            "  - cited line 8 (offline/section, offline/document): line 8 justifies it: ordering per merchant",
             "### Reinstated after rebuttal",
             "  - reinstated by offline/strict: the cited line is about something else; the challenge holds",
             "### Deferred (need a decision)",
