@@ -7,12 +7,13 @@
 //!   stemmed synonyms ("a maximum duration" for a TTL) and complementary
 //!   bounds (`< 10` beside `>= 10`). It does not ask what the safeguard is
 //!   about, so it is the most lenient inside its section and blind outside.
-//! - `document` (the policy model): safeguards that hold for the whole
-//!   design wherever they are written: blanket policies ("every call has a
-//!   3 s timeout", a rule in Goals), a "Why X?" section or an Alternatives
-//!   section that justifies the thing, and a config or struct example that
-//!   names the component; plus what the concern's own paragraph (or the
-//!   part of the spec the rule names as its scope) states.
+//! - `document` (the design-wide model): safeguards that hold wherever they
+//!   are written: blanket policies about the same kind of thing ("every
+//!   call has a 3 s timeout", a quantified rule in Goals), a "Why X?"
+//!   section or an Alternatives section that justifies the thing, a line or
+//!   a config / struct example that names the component (a `timeout:`
+//!   field); plus what the concern's own paragraph (or the part of the spec
+//!   the rule names as its scope) states. No protocol test.
 //! - `strict` (the component model): the persona's response protocol
 //!   applied literally. Evidence must sit next to the concern or name the
 //!   same component (a code block counts by its whole content), must not be
@@ -320,6 +321,16 @@ pub fn evidence(
             found.extend(evidence::find_with(spec, &rule.safeguards, &synonyms, range.clone()));
             found.extend(bounds(spec, rule, range.clone()));
             blanket(&mut found);
+            // Prose anywhere that names the same component.
+            found.extend(
+                evidence::find_with(spec, &rule.safeguards, &synonyms, all.clone())
+                    .into_iter()
+                    .filter(|e| {
+                        e.kind == EvidenceKind::Affirmed
+                            && spec.lines[e.line - 1].kind != LineKind::Code
+                            && subject::mentions_any(&spec.lines[e.line - 1].text, &terms)
+                    }),
+            );
             // Config and struct examples anywhere, when they name the component.
             found.extend(
                 evidence::find_with(spec, &rule.safeguards, &synonyms, all.clone())
