@@ -36,26 +36,28 @@ pub enum Flaw {
 
 impl Flaw {
     fn describe(&self, spec: &Spec, concern: &Concern, terms: &[String]) -> String {
+        let named = concern
+            .subject
+            .first()
+            .or(terms.first())
+            .map(String::as_str)
+            .unwrap_or("the design element");
         let quote = |n: usize| {
             spec.line(n)
                 .map(|l| format!("line {n} (\"{}\")", excerpt(&l.text)))
                 .unwrap_or_else(|| format!("line {n} (not in the spec)"))
         };
         match self {
-            Flaw::NoCitation => "cites no line of the spec".to_string(),
-            Flaw::Hidden(n) => format!("cites {}, which is hidden text, not the design", quote(*n)),
+            Flaw::NoCitation => "no line of the spec".to_string(),
+            Flaw::Hidden(n) => format!("{}, which is hidden text, not the design", quote(*n)),
             Flaw::OffTopic(n) => format!(
-                "cites {}, which is about something else: it does not name {} and is not next to {}",
+                "{}, which is about something else: it does not name {named} and is not next to {}",
                 quote(*n),
-                terms
-                    .first()
-                    .map(String::as_str)
-                    .unwrap_or("the design element"),
                 concern.lines_label()
             ),
-            Flaw::Negated(n) => format!("cites {}, which says the safeguard is absent", quote(*n)),
+            Flaw::Negated(n) => format!("{}, which says the safeguard is absent", quote(*n)),
             Flaw::Deferred(n) => format!(
-                "cites {}, which only defers the safeguard or asks about it",
+                "{}, which only defers the safeguard or asks about it",
                 quote(*n)
             ),
         }
@@ -145,28 +147,38 @@ fn vote_flaw(spec: &Spec, catalog: &Catalog, concern: &Concern, cites: &[usize])
 pub fn rebut(spec: &Spec, catalog: &Catalog, concern: &Concern) -> Rebuttal {
     let terms = topic(spec, concern);
     let mut challenged = Vec::new();
-    let mut reasons = Vec::new();
+    // Evaluators that cite the same flawed line are named together, so the
+    // quote appears once.
+    let mut reasons: Vec<(String, Vec<String>)> = Vec::new();
     for v in concern
         .votes
         .iter()
         .filter(|v| v.decision == Decision::Dismiss)
     {
         if let Some(flaw) = vote_flaw(spec, catalog, concern, &v.cites) {
-            reasons.push(format!(
-                "{} {}",
-                v.evaluator,
-                flaw.describe(spec, concern, &terms)
-            ));
+            let why = flaw.describe(spec, concern, &terms);
+            match reasons.iter_mut().find(|(w, _)| *w == why) {
+                Some((_, who)) => who.push(v.evaluator.clone()),
+                None => reasons.push((why, vec![v.evaluator.clone()])),
+            }
             challenged.push(v.evaluator.clone());
         }
     }
     if !challenged.is_empty() {
+        let text = reasons
+            .iter()
+            .map(|(why, who)| {
+                format!(
+                    "{} {} {why}",
+                    who.join(" and "),
+                    if who.len() == 1 { "cites" } else { "cite" }
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
         return Rebuttal {
             outcome: RebuttalOutcome::Challenged,
-            reasoning: format!(
-                "{}; that does not show this concern is handled.",
-                reasons.join("; ")
-            ),
+            reasoning: format!("{text}; that does not show this concern is handled."),
             challenged,
         };
     }
@@ -218,7 +230,7 @@ pub fn adjudicate(spec: &Spec, catalog: &Catalog, evaluator: &str, concern: &Con
         Adjudication {
             outcome: AdjudicationOutcome::Overturned,
             reasoning: format!(
-                "only {} of {} {} cite a line that handles it; the concern is reinstated.",
+                "only {} of {} {} cite a line that handles it.",
                 sound.len(),
                 total,
                 vote_word(total)
@@ -323,7 +335,7 @@ mod tests {
         ]);
         let a = adjudicate(&spec, &cat, "e2", &c);
         assert_eq!(a.outcome, Overturned);
-        assert!(a.reasoning.contains("reinstated"), "{}", a.reasoning);
+        assert!(a.reasoning.contains("only 0 of 3 votes"), "{}", a.reasoning);
         assert_eq!(a.adjudicator.as_deref(), Some("e2"));
     }
 }
