@@ -107,7 +107,8 @@ fn complementary_bounds_are_not_a_boundary_gap() {
     assert_stands(&run("pedantic_nitpicker", &gap));
 }
 
-const PARSER: &str = "# Rules\n\n## Design\n\nWe write our own `rulefile` parser for the rule files.\n";
+const PARSER: &str =
+    "# Rules\n\n## Design\n\nWe write our own `rulefile` parser for the rule files.\n";
 
 #[test]
 fn a_why_heading_justifies_the_custom_thing() {

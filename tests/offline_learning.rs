@@ -58,7 +58,13 @@ fn a_second_offline_run_filters_what_the_first_dismissed() {
         .unwrap()
         .iter()
         .filter(|v| v["decision"] == "dismiss")
-        .flat_map(|v| v["cites"].as_array().unwrap().iter().map(|n| n.as_u64().unwrap()))
+        .flat_map(|v| {
+            v["cites"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n.as_u64().unwrap())
+        })
         .collect();
     assert!(cites.contains(&6), "the dismissal cites line 6: {cites:?}");
     let gap: Vec<String> = by_status(&first, "accepted")
@@ -106,6 +112,9 @@ fn without_a_store_the_report_has_no_self_filter_block() {
     assert!(!text.contains("Self-Filtering"), "{text}");
     assert!(!text.contains("Filtered as already resolved"), "{text}");
     // The dismissed concern is listed with its cited line.
-    assert!(text.contains("Dismissed with cited evidence: 1 concern"), "{text}");
+    assert!(
+        text.contains("Dismissed with cited evidence: 1 concern"),
+        "{text}"
+    );
     assert!(text.contains("cited line 6"), "{text}");
 }

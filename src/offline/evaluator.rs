@@ -171,10 +171,44 @@ pub fn concern_stems(spec: &Spec, concern: &Concern) -> Vec<String> {
 /// HTTP example is not an authorization check.
 fn is_config_example(spec: &Spec, n: usize) -> bool {
     const CONFIG: &[&str] = &[
-        "yaml", "yml", "json", "jsonc", "toml", "ini", "conf", "cfg", "hcl", "tf", "properties",
-        "go", "rust", "rs", "java", "kotlin", "kt", "python", "py", "ts", "typescript", "js",
-        "javascript", "cs", "csharp", "scala", "swift", "proto", "protobuf", "sql", "ruby", "rb",
-        "php", "c", "cpp", "env", "dotenv", "xml",
+        "yaml",
+        "yml",
+        "json",
+        "jsonc",
+        "toml",
+        "ini",
+        "conf",
+        "cfg",
+        "hcl",
+        "tf",
+        "properties",
+        "go",
+        "rust",
+        "rs",
+        "java",
+        "kotlin",
+        "kt",
+        "python",
+        "py",
+        "ts",
+        "typescript",
+        "js",
+        "javascript",
+        "cs",
+        "csharp",
+        "scala",
+        "swift",
+        "proto",
+        "protobuf",
+        "sql",
+        "ruby",
+        "rb",
+        "php",
+        "c",
+        "cpp",
+        "env",
+        "dotenv",
+        "xml",
     ];
     let line = &spec.lines[n - 1];
     line.kind == LineKind::Code
@@ -188,7 +222,9 @@ fn is_config_example(spec: &Spec, n: usize) -> bool {
 /// `Timeout time.Duration`, `"timeout_ms" = 300`) rather than in its type
 /// or value (`unit_price BIGINT`)? A field is a stated setting.
 fn is_field(line: &str, matched: &str) -> bool {
-    let t = line.trim_start().trim_start_matches(['-', '"', '\'', '`', ' ']);
+    let t = line
+        .trim_start()
+        .trim_start_matches(['-', '"', '\'', '`', ' ']);
     let key: String = t
         .chars()
         .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
@@ -200,7 +236,13 @@ fn is_field(line: &str, matched: &str) -> bool {
 /// Is this rule's safeguard a justification (why it is built this way)
 /// rather than a mechanism? Lazy developer's rules ask "why".
 fn wants_justification(rule: &Rule, protocol_needs: bool) -> bool {
-    protocol_needs || rule.def.missing.trim_start().to_lowercase().starts_with("why")
+    protocol_needs
+        || rule
+            .def
+            .missing
+            .trim_start()
+            .to_lowercase()
+            .starts_with("why")
 }
 
 /// "Why X?" sections and Alternatives sections that name one of `terms`:
@@ -299,7 +341,9 @@ pub fn evidence(
             // answers any concern.
             let text = &spec.lines[n - 1].text;
             if !evidence::is_universal(text)
-                && !evidence::blanket_subject(text).iter().any(|w| about.contains(w))
+                && !evidence::blanket_subject(text)
+                    .iter()
+                    .any(|w| about.contains(w))
                 && !names_topic(spec, n, &terms)
             {
                 continue;
@@ -314,11 +358,21 @@ pub fn evidence(
     let mut found: Vec<Evidence> = Vec::new();
     match standard {
         Standard::Section => {
-            found.extend(evidence::find_with(spec, &rule.safeguards, &synonyms, range.clone()));
+            found.extend(evidence::find_with(
+                spec,
+                &rule.safeguards,
+                &synonyms,
+                range.clone(),
+            ));
             found.extend(bounds(spec, rule, range.clone()));
         }
         Standard::Document => {
-            found.extend(evidence::find_with(spec, &rule.safeguards, &synonyms, range.clone()));
+            found.extend(evidence::find_with(
+                spec,
+                &rule.safeguards,
+                &synonyms,
+                range.clone(),
+            ));
             found.extend(bounds(spec, rule, range.clone()));
             blanket(&mut found);
             // Prose anywhere that names the same component.
@@ -375,7 +429,10 @@ pub fn evidence(
                                         && (subject::mentions_any(
                                             &spec.lines[e.line - 1].text,
                                             &terms,
-                                        ) || is_field(&spec.lines[e.line - 1].text, &e.matched)))
+                                        ) || is_field(
+                                            &spec.lines[e.line - 1].text,
+                                            &e.matched,
+                                        )))
                         }),
                 );
             }
@@ -464,7 +521,11 @@ pub fn vote(spec: &Spec, catalog: &Catalog, standard: Standard, concern: &Concer
             (d, e.line)
         });
         let cites: Vec<usize> = best.iter().take(2).map(|e| e.line).collect();
-        let quotes = cites.iter().map(|&n| quote(n)).collect::<Vec<_>>().join("; ");
+        let quotes = cites
+            .iter()
+            .map(|&n| quote(n))
+            .collect::<Vec<_>>()
+            .join("; ");
         return Vote {
             evaluator,
             decision: Decision::Dismiss,

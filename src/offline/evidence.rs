@@ -201,8 +201,9 @@ static BLANKET: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)(?:^|[.:;!?]\s+|^\s*(?:[-*+]|\d+\.)\s+(?:\*\*[^*]*\*\*:?\s+)?)(?:every|all|each|any)\s+(?:[\w`/-]+\s+){0,5}?(?:has|have|is|are|must|should|shall|will|uses?|gets?|times?|carr(?:y|ies)|runs?|needs?|requires?|expires?|finish(?:es)?|completes?|goes|go|is capped|are capped)\b|(?:^|[.:;!?]\s+|^\s*(?:[-*+]|\d+\.)\s+)no\s+(?:[\w`/-]+\s+){1,5}?without\b").unwrap()
 });
 
-static QUANTIFIER: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)\b(?:all|every|each|any)\s+([\w`/-]+(?:\s+[\w`/-]+){0,3})").unwrap());
+static QUANTIFIER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:all|every|each|any)\s+([\w`/-]+(?:\s+[\w`/-]+){0,3})").unwrap()
+});
 
 /// What a blanket policy is about: the stems of the few words after its
 /// quantifier ("all outbound calls" -> outbound, call).
@@ -245,9 +246,8 @@ pub fn blanket_lines(spec: &Spec) -> Vec<usize> {
     lines
 }
 
-static COMPARISON: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(<=|>=|≤|≥|<|>)\s*`?\s*(-?\d+(?:\.\d+)?)").unwrap()
-});
+static COMPARISON: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(<=|>=|≤|≥|<|>)\s*`?\s*(-?\d+(?:\.\d+)?)").unwrap());
 
 /// Complementary comparisons on the same value in `lines`: `< 10` with
 /// `>= 10`, or `<= 10` with `> 10`. Together they cover every value exactly

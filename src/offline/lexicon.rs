@@ -21,7 +21,10 @@ struct Token {
 fn tokens(text: &str) -> Vec<Token> {
     let mut out = Vec::new();
     let mut start = None;
-    for (i, c) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
+    for (i, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
         if c.is_alphanumeric() {
             start.get_or_insert(i);
         } else if let Some(s) = start.take() {
@@ -69,10 +72,7 @@ impl Lexicon {
                 .build(&patterns)
                 .expect("phrase patterns are plain strings")
         });
-        Lexicon {
-            phrases,
-            automaton,
-        }
+        Lexicon { phrases, automaton }
     }
 
     pub fn is_empty(&self) -> bool {

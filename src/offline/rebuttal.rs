@@ -117,7 +117,10 @@ pub fn cite_flaw(spec: &Spec, catalog: &Catalog, concern: &Concern, n: usize) ->
 /// Does `text` share a content word (stemmed, four letters or more) with
 /// `stems`?
 fn shares_word(stems: &[String], text: &str) -> bool {
-    const GENERIC: &[&str] = &["that", "this", "with", "from", "when", "each", "everi", "have", "will", "into", "then", "than", "they", "their", "user", "data", "also"];
+    const GENERIC: &[&str] = &[
+        "that", "this", "with", "from", "when", "each", "everi", "have", "will", "into", "then",
+        "than", "they", "their", "user", "data", "also",
+    ];
     super::lexicon::normalise(text)
         .split(' ')
         .any(|w| w.len() >= 4 && !GENERIC.contains(&w) && stems.iter().any(|s| s == w))
@@ -203,7 +206,12 @@ pub fn rebut(spec: &Spec, catalog: &Catalog, concern: &Concern) -> Rebuttal {
 /// majority of all the votes dismissed it with a sound citation.
 /// `evaluator` is the adjudicator's name; the pipeline never passes one
 /// whose citation was challenged.
-pub fn adjudicate(spec: &Spec, catalog: &Catalog, evaluator: &str, concern: &Concern) -> Adjudication {
+pub fn adjudicate(
+    spec: &Spec,
+    catalog: &Catalog,
+    evaluator: &str,
+    concern: &Concern,
+) -> Adjudication {
     let total = concern.votes.len().max(1);
     let sound: Vec<&str> = concern
         .votes

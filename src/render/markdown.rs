@@ -179,7 +179,12 @@ pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
             if let Some(r) = &c.rebuttal
                 && r.outcome == RebuttalOutcome::Challenged
             {
-                writeln!(out, "  - {} challenged: {}", c.adversary, cell(&r.reasoning))?;
+                writeln!(
+                    out,
+                    "  - {} challenged: {}",
+                    c.adversary,
+                    cell(&r.reasoning)
+                )?;
             }
             if let Some(a) = &c.adjudication {
                 writeln!(

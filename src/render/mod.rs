@@ -113,7 +113,10 @@ pub fn checked_summary(v: &crate::verdict::Verdict) -> String {
             s.push_str(&format!(", {uncited} dismissed without a citation"));
         }
         if v.stats.filter.store {
-            s.push_str(&format!(", {} filtered as already resolved", n(Status::Filtered)));
+            s.push_str(&format!(
+                ", {} filtered as already resolved",
+                n(Status::Filtered)
+            ));
         }
         let deferred = n(Status::Deferred);
         if deferred > 0 {
