@@ -132,4 +132,32 @@ mod tests {
             Status::Dismissed
         );
     }
+
+    #[test]
+    fn the_adjudicator_is_the_first_evaluator_not_challenged() {
+        use crate::concern::{Concern, RawConcern, Rebuttal, RebuttalOutcome, Severity};
+        let mut c = Concern::from_raw(
+            "burned_oncall",
+            "BURN",
+            RawConcern {
+                title: "t".into(),
+                detail: "d".into(),
+                severity: Severity::Low,
+                lines: None,
+                rule: None,
+                section: None,
+                subject: vec![],
+            },
+        );
+        let names = ["a", "b", "c"];
+        assert_eq!(super::adjudicator_for(&names, &c), Some(0));
+        c.rebuttal = Some(Rebuttal {
+            outcome: RebuttalOutcome::Challenged,
+            reasoning: String::new(),
+            challenged: vec!["a".into()],
+        });
+        assert_eq!(super::adjudicator_for(&names, &c), Some(1));
+        c.rebuttal.as_mut().unwrap().challenged = vec!["a".into(), "b".into(), "c".into()];
+        assert_eq!(super::adjudicator_for(&names, &c), None);
+    }
 }

@@ -348,4 +348,33 @@ mod tests {
         assert_eq!(kinds(doc, "replay"), vec![(5, EvidenceKind::Deferred)]);
         assert_eq!(kinds(doc, "unique"), vec![(10, EvidenceKind::Affirmed)]);
     }
+
+    #[test]
+    fn blanket_rules_and_goals_are_policies_about_their_subject() {
+        let doc = "# D\n\n## Goals\n\n- Timeouts on all outbound calls.\n- Retention of 7 years.\n\n## Design\n\nEach export task must finish within 20 minutes.\nThe TTL is refreshed on every write.\n";
+        let spec = Spec::parse(None, doc.to_string());
+        assert_eq!(blanket_lines(&spec), vec![5, 10]);
+        assert_eq!(
+            blanket_subject("Timeouts on all outbound calls."),
+            vec!["outbound", "call"]
+        );
+    }
+
+    #[test]
+    fn complementary_bounds_pair_lt_with_ge_only() {
+        let pair = |doc: &str| {
+            let spec = Spec::parse(None, doc.to_string());
+            complementary_bounds(&spec, 1..spec.lines.len() + 1).map(|(a, b, _)| (a, b))
+        };
+        assert_eq!(
+            pair("score `< 50` ships\nscore `>= 50` is held\n"),
+            Some((1, 2))
+        );
+        assert_eq!(
+            pair("score <= 50 ships, score > 50 is held\n"),
+            Some((1, 1))
+        );
+        assert_eq!(pair("score <= 50 ships\nscore >= 50 is held\n"), None);
+        assert_eq!(pair("latency < 200 ms\nretries >= 3\n"), None);
+    }
 }
