@@ -121,6 +121,19 @@ pub fn topic(spec: &Spec, concern: &Concern) -> Vec<String> {
             }
         }
     }
+    // Prefer the components inside the design element the rule matched: on
+    // "appends to `/var/spool/audit` ... and uploads to S3", a spool concern
+    // is about the spool, not S3.
+    if let Some(m) = concern.subject.first().map(|m| m.to_lowercase().replace(['`', '"'], "")) {
+        let primary: Vec<String> = components
+            .iter()
+            .filter(|c| m.contains(c.as_str()) || c.contains(m.as_str()))
+            .cloned()
+            .collect();
+        if !primary.is_empty() {
+            return primary;
+        }
+    }
     if components.is_empty() {
         components = concern.subject.clone();
     }
