@@ -124,7 +124,11 @@ pub fn topic(spec: &Spec, concern: &Concern) -> Vec<String> {
     // Prefer the components inside the design element the rule matched: on
     // "appends to `/var/spool/audit` ... and uploads to S3", a spool concern
     // is about the spool, not S3.
-    if let Some(m) = concern.subject.first().map(|m| m.to_lowercase().replace(['`', '"'], "")) {
+    if let Some(m) = concern
+        .subject
+        .first()
+        .map(|m| m.to_lowercase().replace(['`', '"'], ""))
+    {
         let primary: Vec<String> = components
             .iter()
             .filter(|c| m.contains(c.as_str()) || c.contains(m.as_str()))
@@ -318,6 +322,98 @@ fn bounds(spec: &Spec, rule: &Rule, range: Range<usize>) -> Vec<Evidence> {
     }
 }
 
+type CacheKey = (String, usize, String, String);
+
+/// A blanket-policy line, read once per spec: its number, whether it is
+/// the attack side's narrow universal form, and what it is about.
+pub(crate) struct Blanket {
+    pub line: usize,
+    universal: bool,
+    subject: Vec<String>,
+}
+
+thread_local! {
+    /// Per-thread caches for the spec being judged: the whole-document
+    /// evidence of each rule and the blanket-policy lines. Cleared when
+    /// another spec comes along, so a batch review holds one spec's worth.
+    static CACHE: std::cell::RefCell<(
+        Option<(String, usize)>,
+        std::collections::HashMap<CacheKey, std::rc::Rc<Vec<Evidence>>>,
+        std::rc::Rc<Vec<Blanket>>,
+    )> = Default::default();
+}
+
+fn with_cache<T>(
+    spec: &Spec,
+    f: impl FnOnce(
+        &mut std::collections::HashMap<CacheKey, std::rc::Rc<Vec<Evidence>>>,
+        &mut std::rc::Rc<Vec<Blanket>>,
+    ) -> T,
+) -> T {
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        let id = (spec.sha256.clone(), spec.lines.len());
+        if c.0.as_ref() != Some(&id) {
+            c.0 = Some(id);
+            c.1.clear();
+            c.2 = std::rc::Rc::new(
+                evidence::blanket_lines(spec)
+                    .into_iter()
+                    .map(|n| {
+                        let text = &spec.lines[n - 1].text;
+                        Blanket {
+                            line: n,
+                            universal: evidence::is_universal(text),
+                            subject: evidence::blanket_subject(text),
+                        }
+                    })
+                    .collect(),
+            );
+        }
+        let (_, map, blanket) = &mut *c;
+        f(map, blanket)
+    })
+}
+
+/// Every mention of the rule's safeguards (and synonyms) in the document,
+/// classified, in line order.
+fn document_evidence(
+    spec: &Spec,
+    adversary: &str,
+    rule: &Rule,
+    synonyms: &[&Lexicon],
+) -> std::rc::Rc<Vec<Evidence>> {
+    // The rule's patterns are part of the key: two catalogs (built-in and
+    // `--personas-dir`) may hold different rules under one id.
+    let key = (
+        spec.sha256.clone(),
+        spec.lines.len(),
+        adversary.to_string(),
+        format!(
+            "{}\u{1}{}\u{1}{}",
+            rule.id(),
+            rule.def.safeguards.join("\u{1}"),
+            rule.def.missing
+        ),
+    );
+    if let Some(found) = with_cache(spec, |map, _| map.get(&key).cloned()) {
+        return found;
+    }
+    let found = std::rc::Rc::new(evidence::find_with(
+        spec,
+        &rule.safeguards,
+        synonyms,
+        1..spec.lines.len() + 1,
+    ));
+    with_cache(spec, |map, _| map.insert(key, found.clone()));
+    found
+}
+
+/// The blanket-policy lines of the spec (cached per spec).
+pub(crate) fn blanket_lines(spec: &Spec) -> std::rc::Rc<Vec<Blanket>> {
+    with_cache(spec, |_, blanket| blanket.clone())
+}
+
 /// The evidence one evaluator standard finds for a concern: mentions of
 /// the rule's safeguards in the standard's scope, classified (affirmed,
 /// negated, deferred), after the standard's own tests. `None` when no
@@ -344,72 +440,58 @@ pub fn evidence(
     let terms = topic(spec, concern);
     let range = scope(spec, standard, rule, concern, window);
     let all = 1..spec.lines.len() + 1;
+    // Every mention in the document, found once per spec and rule and
+    // shared by the three models and by every concern of the rule.
+    let everywhere = document_evidence(spec, &concern.adversary, rule, &synonyms);
+    let within = |r: Range<usize>| {
+        let lo = everywhere.partition_point(|e| e.line < r.start);
+        everywhere[lo..]
+            .iter()
+            .take_while(move |e| e.line < r.end)
+            .cloned()
+    };
     let about = concern_stems(spec, concern);
     let blanket = |found: &mut Vec<Evidence>| {
-        for n in evidence::blanket_lines(spec) {
+        for b in blanket_lines(spec).iter() {
             // A policy answers the concern only when it is about the same
             // kind of thing ("all outbound calls" for a call) or names it.
             // The attack side's narrow form ("every call / request /
             // handler ... has") is about interactions in general and
             // answers any concern.
-            let text = &spec.lines[n - 1].text;
-            if !evidence::is_universal(text)
-                && !evidence::blanket_subject(text)
-                    .iter()
-                    .any(|w| about.contains(w))
+            let n = b.line;
+            if !b.universal
+                && !b.subject.iter().any(|w| about.contains(w))
                 && !names_topic(spec, n, &terms)
             {
                 continue;
             }
-            found.extend(
-                evidence::find_with(spec, &rule.safeguards, &synonyms, n..n + 1)
-                    .into_iter()
-                    .filter(|e| e.kind == EvidenceKind::Affirmed),
-            );
+            found.extend(within(n..n + 1).filter(|e| e.kind == EvidenceKind::Affirmed));
         }
     };
     let mut found: Vec<Evidence> = Vec::new();
     match standard {
         Standard::Section => {
-            found.extend(evidence::find_with(
-                spec,
-                &rule.safeguards,
-                &synonyms,
-                range.clone(),
-            ));
+            found.extend(within(range.clone()));
             found.extend(bounds(spec, rule, range.clone()));
         }
         Standard::Document => {
-            found.extend(evidence::find_with(
-                spec,
-                &rule.safeguards,
-                &synonyms,
-                range.clone(),
-            ));
+            found.extend(within(range.clone()));
             found.extend(bounds(spec, rule, range.clone()));
             blanket(&mut found);
             // Prose anywhere that names the same component.
-            found.extend(
-                evidence::find_with(spec, &rule.safeguards, &synonyms, all.clone())
-                    .into_iter()
-                    .filter(|e| {
-                        e.kind == EvidenceKind::Affirmed
-                            && spec.lines[e.line - 1].kind != LineKind::Code
-                            && subject::mentions_any(&spec.lines[e.line - 1].text, &terms)
-                    }),
-            );
+            found.extend(within(all.clone()).into_iter().filter(|e| {
+                e.kind == EvidenceKind::Affirmed
+                    && spec.lines[e.line - 1].kind != LineKind::Code
+                    && subject::mentions_any(&spec.lines[e.line - 1].text, &terms)
+            }));
             // Config and struct examples anywhere, when they name the component.
-            found.extend(
-                evidence::find_with(spec, &rule.safeguards, &synonyms, all.clone())
-                    .into_iter()
-                    .filter(|e| {
-                        e.kind == EvidenceKind::Affirmed
-                            && is_config_example(spec, e.line)
-                            && names_topic(spec, e.line, &terms)
-                            && (subject::mentions_any(&spec.lines[e.line - 1].text, &terms)
-                                || is_field(&spec.lines[e.line - 1].text, &e.matched))
-                    }),
-            );
+            found.extend(within(all.clone()).into_iter().filter(|e| {
+                e.kind == EvidenceKind::Affirmed
+                    && is_config_example(spec, e.line)
+                    && names_topic(spec, e.line, &terms)
+                    && (subject::mentions_any(&spec.lines[e.line - 1].text, &terms)
+                        || is_field(&spec.lines[e.line - 1].text, &e.matched))
+            }));
             if justify {
                 found.extend(justifications(spec, &terms));
             }
@@ -422,7 +504,7 @@ pub fn evidence(
                 .map(|(a, b)| spec.block_lines(a).start..spec.block_lines(b).end)
                 .unwrap_or(range.clone());
             found.extend(
-                evidence::find_with(spec, &rule.safeguards, &synonyms, range.clone())
+                within(range.clone())
                     .into_iter()
                     .filter(|e| own.contains(&e.line) || names_topic(spec, e.line, &terms)),
             );
@@ -430,24 +512,15 @@ pub fn evidence(
             blanket(&mut found);
             // Anywhere else, the evidence must name the same component.
             if !found.iter().any(|e| e.kind == EvidenceKind::Affirmed) {
-                found.extend(
-                    evidence::find_with(spec, &rule.safeguards, &synonyms, all.clone())
-                        .into_iter()
-                        .filter(|e| {
-                            e.kind == EvidenceKind::Affirmed
-                                && !range.contains(&e.line)
-                                && names_topic(spec, e.line, &terms)
-                                && (spec.lines[e.line - 1].kind != LineKind::Code
-                                    || is_config_example(spec, e.line)
-                                        && (subject::mentions_any(
-                                            &spec.lines[e.line - 1].text,
-                                            &terms,
-                                        ) || is_field(
-                                            &spec.lines[e.line - 1].text,
-                                            &e.matched,
-                                        )))
-                        }),
-                );
+                found.extend(within(all.clone()).into_iter().filter(|e| {
+                    e.kind == EvidenceKind::Affirmed
+                        && !range.contains(&e.line)
+                        && names_topic(spec, e.line, &terms)
+                        && (spec.lines[e.line - 1].kind != LineKind::Code
+                            || is_config_example(spec, e.line)
+                                && (subject::mentions_any(&spec.lines[e.line - 1].text, &terms)
+                                    || is_field(&spec.lines[e.line - 1].text, &e.matched)))
+                }));
             }
             if justify {
                 found.extend(justifications(spec, &terms));

@@ -196,20 +196,23 @@ pub fn find_with(
 }
 
 static BLANKET: LazyLock<Regex> = LazyLock::new(|| {
-    // A quantified rule that opens its sentence, with a verb of obligation
+    // Matched on ASCII-lowercased text. A quantified rule that opens its sentence, with a verb of obligation
     // or state: "Every task must finish within 10 min", "All tokens expire".
-    Regex::new(r"(?i)(?:^|[.:;!?]\s+|^\s*(?:[-*+]|\d+\.)\s+(?:\*\*[^*]*\*\*:?\s+)?)(?:every|all|each|any)\s+(?:[\w`/-]+\s+){0,5}?(?:has|have|is|are|must|should|shall|will|uses?|gets?|times?|carr(?:y|ies)|runs?|needs?|requires?|expires?|finish(?:es)?|completes?|goes|go|is capped|are capped)\b|(?:^|[.:;!?]\s+|^\s*(?:[-*+]|\d+\.)\s+)no\s+(?:[\w`/-]+\s+){1,5}?without\b").unwrap()
+    Regex::new(&crate::rule::asciify(r"(?:^|[.:;!?]\s+|^\s*(?:[-*+]|\d+\.)\s+(?:\*\*[^*]*\*\*:?\s+)?)(?:every|all|each|any)\s+(?:[\w`/-]+\s+){0,5}?(?:has|have|is|are|must|should|shall|will|uses?|gets?|times?|carr(?:y|ies)|runs?|needs?|requires?|expires?|finish(?:es)?|completes?|goes|go|is capped|are capped)\b|(?:^|[.:;!?]\s+|^\s*(?:[-*+]|\d+\.)\s+)no\s+(?:[\w`/-]+\s+){1,5}?without\b")).unwrap()
 });
 
 static QUANTIFIER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:all|every|each|any)\s+([\w`/-]+(?:\s+[\w`/-]+){0,3})").unwrap()
+    Regex::new(&crate::rule::asciify(
+        r"\b(?:all|every|each|any)\s+([\w`/-]+(?:\s+[\w`/-]+){0,3})",
+    ))
+    .unwrap()
 });
 
 /// What a blanket policy is about: the stems of the few words after its
 /// quantifier ("all outbound calls" -> outbound, call).
 pub fn blanket_subject(text: &str) -> Vec<String> {
     QUANTIFIER
-        .captures_iter(text)
+        .captures_iter(&text.to_ascii_lowercase())
         .flat_map(|c| {
             super::lexicon::normalise(&c[1])
                 .split(' ')
@@ -236,9 +239,9 @@ pub fn blanket_lines(spec: &Spec) -> Vec<usize> {
             l.kind != LineKind::Code
                 && !matches!(l.kind, LineKind::Heading | LineKind::Blank | LineKind::Html)
                 && (is_universal(&l.text)
-                    || BLANKET.is_match(&l.text)
+                    || BLANKET.is_match(&l.lower)
                     || spec.sections[l.section].role == SectionRole::Goals
-                        && QUANTIFIER.is_match(&l.text))
+                        && QUANTIFIER.is_match(&l.lower))
         })
         .map(|l| l.number)
         .collect();
@@ -246,8 +249,12 @@ pub fn blanket_lines(spec: &Spec) -> Vec<usize> {
     lines
 }
 
-static COMPARISON: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(<=|>=|≤|≥|<|>)\s*`?\s*(-?\d+(?:\.\d+)?)").unwrap());
+static COMPARISON: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::rule::asciify(
+        r"(<=|>=|≤|≥|<|>)\s*`?\s*(-?\d+(?:\.\d+)?)",
+    ))
+    .unwrap()
+});
 
 /// Complementary comparisons on the same value in `lines`: `< 10` with
 /// `>= 10`, or `<= 10` with `> 10`. Together they cover every value exactly

@@ -52,6 +52,9 @@ pub struct Lexicon {
     /// The phrases as written (for the evidence's `matched` text).
     phrases: Vec<String>,
     automaton: Option<AhoCorasick>,
+    /// The first letters of each phrase's first word, lowercased: a line
+    /// holding none of them cannot match, so most lines are never stemmed.
+    anchors: Option<AhoCorasick>,
 }
 
 impl Lexicon {
@@ -72,7 +75,31 @@ impl Lexicon {
                 .build(&patterns)
                 .expect("phrase patterns are plain strings")
         });
-        Lexicon { phrases, automaton }
+        // A stem keeps at least the first three letters of its word.
+        let anchors: Vec<String> = phrases
+            .iter()
+            .filter_map(|p| {
+                let first = tokens(p).into_iter().next()?;
+                Some(
+                    p[first.span]
+                        .to_lowercase()
+                        .chars()
+                        .take(3)
+                        .collect::<String>(),
+                )
+            })
+            .collect();
+        let anchors = (!anchors.is_empty()).then(|| {
+            AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(&anchors)
+                .expect("anchors are plain strings")
+        });
+        Lexicon {
+            phrases,
+            automaton,
+            anchors,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -84,6 +111,9 @@ impl Lexicon {
         let Some(ac) = &self.automaton else {
             return Vec::new();
         };
+        if self.anchors.as_ref().is_some_and(|a| !a.is_match(text)) {
+            return Vec::new();
+        }
         let toks = tokens(text);
         if toks.is_empty() {
             return Vec::new();

@@ -76,7 +76,9 @@ pub fn cite_flaw(spec: &Spec, catalog: &Catalog, concern: &Concern, n: usize) ->
     let heading_names = spec
         .section_of(n)
         .is_some_and(|s| super::subject::mentions_any(&s.heading, &terms));
-    let blanket = evidence::blanket_lines(spec).contains(&n);
+    let blanket = super::evaluator::blanket_lines(spec)
+        .iter()
+        .any(|b| b.line == n);
     // In the concern's own section, a line that shares a content word with
     // the concern's lines ("requests are rate limited" for an endpoint that
     // takes requests) is about the same thing.
@@ -343,7 +345,7 @@ mod tests {
         ]);
         let a = adjudicate(&spec, &cat, "e2", &c);
         assert_eq!(a.outcome, Overturned);
-        assert!(a.reasoning.contains("only 0 of 3 votes"), "{}", a.reasoning);
+        assert!(a.reasoning.contains("only 1 of 3 votes"), "{}", a.reasoning);
         assert_eq!(a.adjudicator.as_deref(), Some("e2"));
     }
 }
