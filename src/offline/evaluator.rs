@@ -332,31 +332,29 @@ pub(crate) struct Blanket {
     subject: Vec<String>,
 }
 
+/// What the evaluators compute once per spec (see `with_cache`).
+#[derive(Default)]
+struct SpecCache {
+    id: Option<(String, usize)>,
+    rules: std::collections::HashMap<CacheKey, std::rc::Rc<Vec<Evidence>>>,
+    blanket: std::rc::Rc<Vec<Blanket>>,
+}
+
 thread_local! {
     /// Per-thread caches for the spec being judged: the whole-document
     /// evidence of each rule and the blanket-policy lines. Cleared when
     /// another spec comes along, so a batch review holds one spec's worth.
-    static CACHE: std::cell::RefCell<(
-        Option<(String, usize)>,
-        std::collections::HashMap<CacheKey, std::rc::Rc<Vec<Evidence>>>,
-        std::rc::Rc<Vec<Blanket>>,
-    )> = Default::default();
+    static CACHE: std::cell::RefCell<SpecCache> = Default::default();
 }
 
-fn with_cache<T>(
-    spec: &Spec,
-    f: impl FnOnce(
-        &mut std::collections::HashMap<CacheKey, std::rc::Rc<Vec<Evidence>>>,
-        &mut std::rc::Rc<Vec<Blanket>>,
-    ) -> T,
-) -> T {
+fn with_cache<T>(spec: &Spec, f: impl FnOnce(&mut SpecCache) -> T) -> T {
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
         let id = (spec.sha256.clone(), spec.lines.len());
-        if c.0.as_ref() != Some(&id) {
-            c.0 = Some(id);
-            c.1.clear();
-            c.2 = std::rc::Rc::new(
+        if c.id.as_ref() != Some(&id) {
+            c.id = Some(id);
+            c.rules.clear();
+            c.blanket = std::rc::Rc::new(
                 evidence::blanket_lines(spec)
                     .into_iter()
                     .map(|n| {
@@ -370,8 +368,7 @@ fn with_cache<T>(
                     .collect(),
             );
         }
-        let (_, map, blanket) = &mut *c;
-        f(map, blanket)
+        f(&mut c)
     })
 }
 
@@ -396,7 +393,7 @@ fn document_evidence(
             rule.def.missing
         ),
     );
-    if let Some(found) = with_cache(spec, |map, _| map.get(&key).cloned()) {
+    if let Some(found) = with_cache(spec, |c| c.rules.get(&key).cloned()) {
         return found;
     }
     let found = std::rc::Rc::new(evidence::find_with(
@@ -405,13 +402,13 @@ fn document_evidence(
         synonyms,
         1..spec.lines.len() + 1,
     ));
-    with_cache(spec, |map, _| map.insert(key, found.clone()));
+    with_cache(spec, |c| c.rules.insert(key, found.clone()));
     found
 }
 
 /// The blanket-policy lines of the spec (cached per spec).
 pub(crate) fn blanket_lines(spec: &Spec) -> std::rc::Rc<Vec<Blanket>> {
-    with_cache(spec, |_, blanket| blanket.clone())
+    with_cache(spec, |c| c.blanket.clone())
 }
 
 /// The evidence one evaluator standard finds for a concern: mentions of
@@ -479,13 +476,13 @@ pub fn evidence(
             found.extend(bounds(spec, rule, range.clone()));
             blanket(&mut found);
             // Prose anywhere that names the same component.
-            found.extend(within(all.clone()).into_iter().filter(|e| {
+            found.extend(within(all.clone()).filter(|e| {
                 e.kind == EvidenceKind::Affirmed
                     && spec.lines[e.line - 1].kind != LineKind::Code
                     && subject::mentions_any(&spec.lines[e.line - 1].text, &terms)
             }));
             // Config and struct examples anywhere, when they name the component.
-            found.extend(within(all.clone()).into_iter().filter(|e| {
+            found.extend(within(all.clone()).filter(|e| {
                 e.kind == EvidenceKind::Affirmed
                     && is_config_example(spec, e.line)
                     && names_topic(spec, e.line, &terms)
@@ -505,14 +502,13 @@ pub fn evidence(
                 .unwrap_or(range.clone());
             found.extend(
                 within(range.clone())
-                    .into_iter()
                     .filter(|e| own.contains(&e.line) || names_topic(spec, e.line, &terms)),
             );
             found.extend(bounds(spec, rule, range.clone()));
             blanket(&mut found);
             // Anywhere else, the evidence must name the same component.
             if !found.iter().any(|e| e.kind == EvidenceKind::Affirmed) {
-                found.extend(within(all.clone()).into_iter().filter(|e| {
+                found.extend(within(all.clone()).filter(|e| {
                     e.kind == EvidenceKind::Affirmed
                         && !range.contains(&e.line)
                         && names_topic(spec, e.line, &terms)
