@@ -141,6 +141,16 @@ impl Gauntlet {
         }
         if !personas.is_empty() && stats.attack.failed.len() == personas.len() {
             incomplete.push("every attacker failed".to_string());
+        } else if !personas.is_empty()
+            && concerns.is_empty()
+            && self.attacker.model() != crate::offline::MODEL
+        {
+            // Issue 12 (hardening): a model endpoint that answers `[]` to
+            // every attack did not review the spec; that is no pass.
+            incomplete.push(format!(
+                "every model attacker ({}) returned no concerns: nothing usable came back, so the spec was not reviewed",
+                self.attacker.model()
+            ));
         }
         stats.attack.total = concerns.len() as u64;
         stats.duration_ms.attack = ms(t);

@@ -5,8 +5,10 @@ use crate::concern::{Concern, RebuttalOutcome, Status};
 use crate::verdict::{Outcome, Verdict};
 use std::io::{self, Write};
 
+/// Untrusted text in the report: no live links, images, mentions or
+/// control characters (see `escape::markdown`).
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    crate::escape::markdown(s)
 }
 
 pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
@@ -25,7 +27,12 @@ pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "## Adversarial Gauntlet: {}", cell(title))?;
     writeln!(out)?;
     if let Some(path) = &v.spec.path {
-        writeln!(out, "Spec: `{}` ({} lines)", cell(path), v.spec.lines)?;
+        writeln!(
+            out,
+            "Spec: `{}` ({} lines)",
+            crate::escape::markdown_code(path),
+            v.spec.lines
+        )?;
         writeln!(out)?;
     }
     writeln!(

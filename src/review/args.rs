@@ -140,7 +140,7 @@ pub struct ReviewArgs {
     pub deadline: Option<u64>,
 
     /// Use the offline engine in every role, whatever is installed or configured.
-    #[arg(long, env = "GAUNTLET_OFFLINE", value_parser = clap::builder::BoolishValueParser::new(), conflicts_with_all = ["attack_model", "eval_models", "final_boss_model"])]
+    #[arg(long, env = "GAUNTLET_OFFLINE", value_parser = clap::builder::BoolishValueParser::new())]
     pub offline: bool,
 
     /// No progress on standard error.
