@@ -108,7 +108,7 @@ fn check_spec(spec: &Spec) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(256), failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(1024), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn decoder_and_parser_never_panic(bytes in prop_oneof![mutant(), token_text().prop_map(String::into_bytes)]) {
@@ -134,7 +134,7 @@ proptest! {
 
 proptest! {
     // The whole offline engine per case: fewer cases.
-    #![proptest_config(ProptestConfig { cases: cases(48), failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(128), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn offline_engine_runs_on_any_spec(bytes in mutant()) {
@@ -197,7 +197,7 @@ fn json_mutant(seed: &'static str) -> impl Strategy<Value = Vec<u8>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(256), failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(1024), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn store_parser_never_panics(bytes in json_mutant(STORE)) {
