@@ -218,7 +218,10 @@ pub fn one_line(message: &str) -> String {
         Some(l.len() - t.len() - indent + 1)
     });
     let head = lines[0].trim_end_matches(':').trim_end();
-    let head = head.strip_suffix("regex parse error").unwrap_or(head).trim_end();
+    let head = head
+        .strip_suffix("regex parse error")
+        .unwrap_or(head)
+        .trim_end();
     let head = head.trim_end_matches(':').trim_end();
     match column {
         Some(c) => format!("{head}: {reason} at column {c} of the pattern"),

@@ -157,7 +157,10 @@ pub fn markdown(s: &str) -> String {
             // `https://host` and `www.host` autolink; break the pattern.
             ':' if chars[i + 1..].starts_with(&['/', '/']) => out.push_str(":\u{200b}"),
             '.' if i >= 3
-                && chars[i - 3..i].iter().collect::<String>().eq_ignore_ascii_case("www")
+                && chars[i - 3..i]
+                    .iter()
+                    .collect::<String>()
+                    .eq_ignore_ascii_case("www")
                 && (i == 3 || !chars[i - 4].is_alphanumeric()) =>
             {
                 out.push_str("\u{200b}.");

@@ -115,7 +115,9 @@ pub fn read_regular(path: &Path, cap: u64, links: Links) -> std::io::Result<Vec<
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.take(cap + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > cap {
-        return Err(invalid(format!("grew over the {cap} byte limit while read")));
+        return Err(invalid(format!(
+            "grew over the {cap} byte limit while read"
+        )));
     }
     Ok(bytes)
 }
@@ -249,8 +251,7 @@ pub fn write_user_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
             f.flush()
         }
         _ => {
-            let is_link =
-                std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+            let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
             let target = if is_link {
                 resolve_link(path)?
             } else {

@@ -163,7 +163,9 @@ mod tests {
     fn invisible_only_input_is_empty() {
         for blank in [
             "\u{feff}".as_bytes().to_vec(),
-            "\u{feff}\u{00a0}\u{2003}\u{3000}\n\u{200b}".as_bytes().to_vec(),
+            "\u{feff}\u{00a0}\u{2003}\u{3000}\n\u{200b}"
+                .as_bytes()
+                .to_vec(),
         ] {
             assert!(matches!(
                 decode(Some("a".into()), blank, "a"),

@@ -40,7 +40,8 @@ fn main() -> ExitCode {
         }
     };
     let stdout = std::io::stdout();
-    let mut out = gauntlet::escape::TerminalSafe::new(stdout.lock(), keep_sgr, machine_output(&cli));
+    let mut out =
+        gauntlet::escape::TerminalSafe::new(stdout.lock(), keep_sgr, machine_output(&cli));
     let result = gauntlet::app::run(cli, &mut out, &|e| progress.handle(e), color);
     progress.finish();
     let _ = out.flush();

@@ -46,11 +46,46 @@ static GAUNTLET: LazyLock<Gauntlet> = LazyLock::new(|| {
 
 /// Tokens that exercise the Markdown parser and the rule engine.
 const MD_TOKENS: &[&str] = &[
-    "\n", "\r\n", "\r", "# ", "## Goals\n", "## Non-goals\n", "- ", "1. ", "> ", "```\n", "~~~",
-    "| a | b |\n|---|---|\n", "<!-- ", " -->", "[//]: # (", ")", "![alt](x.png)", "[l](u \"t\")",
-    "**", "_", "`", "\\", "\u{feff}", "\u{200b}", "\u{1b}[2J", "timeout", "retry", "30s",
-    "10 req/s", "calls the Ledger API", "TODO", "TBD", "every 5 minutes", "\t", "    ", "é",
-    "\u{202e}", "@team", "<script>", "&amp;",
+    "\n",
+    "\r\n",
+    "\r",
+    "# ",
+    "## Goals\n",
+    "## Non-goals\n",
+    "- ",
+    "1. ",
+    "> ",
+    "```\n",
+    "~~~",
+    "| a | b |\n|---|---|\n",
+    "<!-- ",
+    " -->",
+    "[//]: # (",
+    ")",
+    "![alt](x.png)",
+    "[l](u \"t\")",
+    "**",
+    "_",
+    "`",
+    "\\",
+    "\u{feff}",
+    "\u{200b}",
+    "\u{1b}[2J",
+    "timeout",
+    "retry",
+    "30s",
+    "10 req/s",
+    "calls the Ledger API",
+    "TODO",
+    "TBD",
+    "every 5 minutes",
+    "\t",
+    "    ",
+    "é",
+    "\u{202e}",
+    "@team",
+    "<script>",
+    "&amp;",
 ];
 
 /// A mutant of a seed: some byte edits and spliced tokens.
@@ -102,7 +137,12 @@ fn check_spec(spec: &Spec) {
     }
     for i in 1..=n {
         let s = spec.section_of(i).expect("every line has a section");
-        assert!(s.start <= i && i <= s.end.max(s.start), "line {i} outside {}..{}", s.start, s.end);
+        assert!(
+            s.start <= i && i <= s.end.max(s.start),
+            "line {i} outside {}..{}",
+            s.start,
+            s.end
+        );
     }
     let _ = spec.title();
 }
@@ -170,8 +210,24 @@ const STATS: &str = r#"{
 const HISTORY: &str = "{\"at\":\"2026-01-02T00:00:00Z\",\"spec_sha256\":\"feed\",\"adversaries\":{\"burned_oncall\":{\"runs\":1,\"concerns_raised\":2,\"accepted\":1,\"dismissed\":1,\"deferred\":0,\"rebuttals_won\":0,\"rebuttals_lost\":0}},\"models\":{}}\n";
 
 const JSON_TOKENS: &[&str] = &[
-    "{", "}", "[", "]", ",", ":", "\"", "null", "1e999", "-1", "18446744073709551615",
-    "18446744073709551616", "0.5", "\"format_version\": 2", "\\u0000", "\n", "NaN", "true",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    "\"",
+    "null",
+    "1e999",
+    "-1",
+    "18446744073709551615",
+    "18446744073709551616",
+    "0.5",
+    "\"format_version\": 2",
+    "\\u0000",
+    "\n",
+    "NaN",
+    "true",
 ];
 
 fn json_mutant(seed: &'static str) -> impl Strategy<Value = Vec<u8>> {

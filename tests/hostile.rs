@@ -371,8 +371,12 @@ async fn a_repo_config_cannot_choose_where_the_spec_is_sent() {
 
     // The invoker may allow it; an endpoint answering `[]` still cannot pass.
     let mut cmd = bin_in(repo.path());
-    cmd.env("GAUNTLET_ALLOW_CONFIG_API_BASE", "1")
-        .args(["--quiet", "--adversaries", "paranoid_security", "spec.md"]);
+    cmd.env("GAUNTLET_ALLOW_CONFIG_API_BASE", "1").args([
+        "--quiet",
+        "--adversaries",
+        "paranoid_security",
+        "spec.md",
+    ]);
     let o = run_binary(cmd).await;
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(server.count() > 0, "{:?} {err}", o.status);
@@ -399,7 +403,15 @@ async fn keys_never_go_to_a_repo_chosen_host() {
     cmd.env("GAUNTLET_ALLOW_CONFIG_API_BASE", "1")
         .env("OPENAI_API_KEY", "sk-hostile-test-key-0123456789abcdef")
         .env_remove("OPENAI_API_BASE")
-        .args(["--quiet", "--timeout", "1", "--deadline", "2", "--no-store", "spec.md"]);
+        .args([
+            "--quiet",
+            "--timeout",
+            "1",
+            "--deadline",
+            "2",
+            "--no-store",
+            "spec.md",
+        ]);
     let _ = run_binary(cmd).await;
     for r in server.requests() {
         assert!(
@@ -510,8 +522,13 @@ fn fifos_in_the_store_or_persona_folder_never_block() {
         .status()
         .unwrap();
     let mut cmd = bin_in(tmp.path());
-    cmd.env("GAUNTLET_OFFLINE", "1")
-        .args(["--quiet", "--no-store", "--personas-dir", "personas", "spec.md"]);
+    cmd.env("GAUNTLET_OFFLINE", "1").args([
+        "--quiet",
+        "--no-store",
+        "--personas-dir",
+        "personas",
+        "spec.md",
+    ]);
     let o = finishes_within(cmd, Duration::from_secs(20));
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
@@ -677,7 +694,11 @@ async fn no_secret_reaches_the_model_runs_the_store_or_stdout() {
         assert!(!stdout.contains(n.as_str()), "{name} reached stdout");
         assert!(!stderr.contains(n.as_str()), "{name} reached stderr");
         for s in &stored {
-            assert!(!s.contains(n.as_str()), "{name} reached the store: {}", &s[..80.min(s.len())]);
+            assert!(
+                !s.contains(n.as_str()),
+                "{name} reached the store: {}",
+                &s[..80.min(s.len())]
+            );
         }
     }
 }
@@ -740,10 +761,7 @@ fn escapes_from_specs_are_shown_never_obeyed() {
         .run()
         .json();
     let id = text["concerns"][0]["id"].as_str().unwrap().to_string();
-    let explain = gauntlet()
-        .args(["explain", &id])
-        .path(&spec)
-        .run();
+    let explain = gauntlet().args(["explain", &id]).path(&spec).run();
     no_escapes("explain", &explain.stdout);
 }
 
@@ -785,7 +803,12 @@ fn invisible_input_is_empty_and_line_endings_are_normalised() {
     let tmp = tempfile::tempdir().unwrap();
     for (name, bytes) in [
         ("bom.md", "\u{feff}".as_bytes().to_vec()),
-        ("spaces.md", "\u{feff}\u{a0}\u{2003}\n\u{3000}\u{200b}\n".as_bytes().to_vec()),
+        (
+            "spaces.md",
+            "\u{feff}\u{a0}\u{2003}\n\u{3000}\u{200b}\n"
+                .as_bytes()
+                .to_vec(),
+        ),
     ] {
         let p = tmp.path().join(name);
         write(&p, bytes);
@@ -822,7 +845,8 @@ fn invisible_input_is_empty_and_line_endings_are_normalised() {
 fn regex_errors_in_data_files_are_one_line_with_file_rule_and_column() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("personas");
-    let base = std::fs::read_to_string(support::root().join("personas/burned_oncall.toml")).unwrap();
+    let base =
+        std::fs::read_to_string(support::root().join("personas/burned_oncall.toml")).unwrap();
     // Break the first trigger pattern of the first rule.
     let broken = base.replacen("triggers = ['", "triggers = ['(unclosed ", 1);
     assert!(broken != base, "fixture changed shape");
@@ -843,7 +867,8 @@ fn regex_errors_in_data_files_are_one_line_with_file_rule_and_column() {
 fn duplicate_persona_names_across_files_name_both_files() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("personas");
-    let base = std::fs::read_to_string(support::root().join("personas/burned_oncall.toml")).unwrap();
+    let base =
+        std::fs::read_to_string(support::root().join("personas/burned_oncall.toml")).unwrap();
     write(&dir.join("a.toml"), &base);
     write(&dir.join("b.toml"), &base);
     let spec = tmp.path().join("spec.md");
@@ -864,7 +889,14 @@ fn gauntlet_offline_zero_does_not_conflict_with_model_flags() {
     write(&spec, GAP);
     gauntlet()
         .env("GAUNTLET_OFFLINE", "0")
-        .args(["--no-store", "--quiet", "--attack-model", "offline", "--eval-models", "offline"])
+        .args([
+            "--no-store",
+            "--quiet",
+            "--attack-model",
+            "offline",
+            "--eval-models",
+            "offline",
+        ])
         .path(&spec)
         .run()
         .code(1);

@@ -99,7 +99,10 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
             r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{8,}",
             "[REDACTED_JWT]",
         ),
-        p(r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[0-9A-Z]{16}\b", "[REDACTED_AWS_KEY]"),
+        p(
+            r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[0-9A-Z]{16}\b",
+            "[REDACTED_AWS_KEY]",
+        ),
         p(
             r"\bgh[pousr]_[A-Za-z0-9_]{36,}\b",
             "[REDACTED_GITHUB_TOKEN]",
@@ -127,10 +130,7 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
             r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}\b",
             "[REDACTED_STRIPE_KEY]",
         ),
-        p(
-            r"\bwhsec_[0-9A-Za-z]{24,}\b",
-            "[REDACTED_STRIPE_KEY]",
-        ),
+        p(r"\bwhsec_[0-9A-Za-z]{24,}\b", "[REDACTED_STRIPE_KEY]"),
         p(
             r"\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}",
             "[REDACTED_SENDGRID_KEY]",
@@ -144,7 +144,10 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
             r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b",
             "[REDACTED_SHOPIFY_TOKEN]",
         ),
-        p(r"\bdo[por]_v1_[a-f0-9]{64}\b", "[REDACTED_DIGITALOCEAN_TOKEN]"),
+        p(
+            r"\bdo[por]_v1_[a-f0-9]{64}\b",
+            "[REDACTED_DIGITALOCEAN_TOKEN]",
+        ),
         p(r"\bdapi[a-f0-9]{32}\b", "[REDACTED_DATABRICKS_TOKEN]"),
         // Seed patterns (name = value forms).
         p(
@@ -228,9 +231,17 @@ fn looks_random(v: &str, min_entropy: f64, need_mixed: bool) -> bool {
 /// Environment variables whose value is a secret by their name.
 fn is_secret_var(name: &str) -> bool {
     let n = name.to_ascii_uppercase();
-    ["KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"]
-        .iter()
-        .any(|w| n.contains(w))
+    [
+        "KEY",
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "CREDENTIAL",
+        "AUTH",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
         && !matches!(n.as_str(), "SSH_AUTH_SOCK" | "GPG_AGENT_INFO")
 }
 

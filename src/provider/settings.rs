@@ -156,12 +156,18 @@ impl ModelSettings {
         // hostile: it may pick models, but where specs (and keys) are sent
         // is the invoker's choice.
         let allowed = args.allow_config_api_base
-            || std::env::var(ALLOW_CONFIG_API_BASE_ENV)
-                .is_ok_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"));
+            || std::env::var(ALLOW_CONFIG_API_BASE_ENV).is_ok_and(|v| {
+                matches!(
+                    v.trim().to_ascii_lowercase().as_str(),
+                    "1" | "true" | "yes" | "on"
+                )
+            });
         let (api_base, refused_api_base) = match (&args.api_base, &file.api_base) {
             (Some(b), _) => (Some(b.clone()), None),
             (None, Some(b)) if allowed => {
-                notes.push(format!("api base: {b} (from the config file, allowed by the invoker)"));
+                notes.push(format!(
+                    "api base: {b} (from the config file, allowed by the invoker)"
+                ));
                 (Some(b.clone()), None)
             }
             (None, Some(b)) => (None, Some(b.clone())),

@@ -64,7 +64,10 @@ impl BatchProgress {
                     pb.println(crate::escape::terminal(&line_for(row)));
                 }
             }
-            (Some(pb), BatchEvent::Warning(w)) => pb.println(format!("gauntlet: warning: {}", crate::escape::terminal(&w))),
+            (Some(pb), BatchEvent::Warning(w)) => pb.println(format!(
+                "gauntlet: warning: {}",
+                crate::escape::terminal(&w)
+            )),
             (None, BatchEvent::Started { .. }) => {}
             (None, BatchEvent::Finished { done, total, row }) => {
                 let _ = writeln!(

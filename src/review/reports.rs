@@ -15,7 +15,9 @@ use super::args::ReportFormat;
 use super::discover::Target;
 use crate::catalog::Catalog;
 use crate::error::UsageError;
-use crate::fsutil::{Links, create_dir_no_links, read_regular, resolve_maybe_missing, write_atomic};
+use crate::fsutil::{
+    Links, create_dir_no_links, read_regular, resolve_maybe_missing, write_atomic,
+};
 use crate::verdict::Verdict;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -265,14 +267,23 @@ mod tests {
         std::fs::write(out.join("a.md"), "# my notes").unwrap();
         let targets = [t("a.md"), t("b.md")];
         let w = ReportWriter::new(&out, &[ReportFormat::Markdown], &targets);
-        let e = w.write_owned(&w.path(0, ReportFormat::Markdown), b"report").unwrap_err();
+        let e = w
+            .write_owned(&w.path(0, ReportFormat::Markdown), b"report")
+            .unwrap_err();
         assert!(e.contains("did not write it"), "{e}");
-        assert_eq!(std::fs::read_to_string(out.join("a.md")).unwrap(), "# my notes");
+        assert_eq!(
+            std::fs::read_to_string(out.join("a.md")).unwrap(),
+            "# my notes"
+        );
         // Its own files it may replace, in this run and the next.
-        w.write_owned(&w.path(1, ReportFormat::Markdown), b"one").unwrap();
-        w.write_owned(&w.path(1, ReportFormat::Markdown), b"two").unwrap();
+        w.write_owned(&w.path(1, ReportFormat::Markdown), b"one")
+            .unwrap();
+        w.write_owned(&w.path(1, ReportFormat::Markdown), b"two")
+            .unwrap();
         let again = ReportWriter::new(&out, &[ReportFormat::Markdown], &targets);
-        again.write_owned(&again.path(1, ReportFormat::Markdown), b"three").unwrap();
+        again
+            .write_owned(&again.path(1, ReportFormat::Markdown), b"three")
+            .unwrap();
         assert_eq!(std::fs::read_to_string(out.join("b.md")).unwrap(), "three");
     }
 
@@ -281,16 +292,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let specs = dir.path().join("specs");
         std::fs::create_dir_all(&specs).unwrap();
-        assert!(check_out(&specs, &[specs.clone()]).is_err());
-        assert!(check_out(dir.path(), &[specs.clone()]).is_err());
-        assert!(check_out(&specs.join("reports"), &[specs.clone()]).is_ok());
-        assert!(check_out(&dir.path().join("reports"), &[specs.clone()]).is_ok());
+        assert!(check_out(&specs, std::slice::from_ref(&specs)).is_err());
+        assert!(check_out(dir.path(), std::slice::from_ref(&specs)).is_err());
+        assert!(check_out(&specs.join("reports"), std::slice::from_ref(&specs)).is_ok());
+        assert!(check_out(&dir.path().join("reports"), std::slice::from_ref(&specs)).is_ok());
         #[cfg(unix)]
         {
             // The same folder reached through a link is the same folder.
             let link = dir.path().join("link");
             std::os::unix::fs::symlink(&specs, &link).unwrap();
-            assert!(check_out(&link, &[specs.clone()]).is_err());
+            assert!(check_out(&link, std::slice::from_ref(&specs)).is_err());
             assert!(check_out(&specs.join("x/.."), &[link]).is_err());
         }
     }
