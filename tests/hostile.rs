@@ -387,39 +387,46 @@ async fn a_repo_config_cannot_choose_where_the_spec_is_sent() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keys_never_go_to_a_repo_chosen_host() {
-    let server = MockServer::start(Api::OpenAi, |_, _| Reply::Text("[]".into())).await;
-    let repo = hostile_repo(&server.base);
+    let repo_host = MockServer::start(Api::OpenAi, |_, _| Reply::Text("[]".into())).await;
+    let invoker_host = MockServer::start(Api::OpenAi, |_, _| Reply::Text("[]".into())).await;
+    let repo = hostile_repo(&repo_host.base);
     // Even allowed, the config's api_base is for keyless providers only: a
-    // provider with a key goes to its own host (here: fails before any
-    // call to the mock, since no real host is reachable in tests).
+    // provider with a key goes to its default host, or to the base the
+    // invoker set in the environment (here a second local server, so no
+    // test ever reaches a real provider).
     write(
         &store_dir(repo.path()).join("config.toml"),
         format!(
             "[models]\nattack = \"openai/gpt-4o-mini\"\neval = [\"openai/gpt-4o-mini\"]\napi_base = \"{}\"\n",
-            server.base
+            repo_host.base
         ),
     );
     let mut cmd = bin_in(repo.path());
     cmd.env("GAUNTLET_ALLOW_CONFIG_API_BASE", "1")
         .env("OPENAI_API_KEY", "sk-hostile-test-key-0123456789abcdef")
-        .env_remove("OPENAI_API_BASE")
+        .env("OPENAI_API_BASE", &invoker_host.base)
         .args([
             "--quiet",
-            "--timeout",
-            "1",
-            "--deadline",
-            "2",
+            "--adversaries",
+            "paranoid_security",
             "--no-store",
             "spec.md",
         ]);
-    let _ = run_binary(cmd).await;
-    for r in server.requests() {
-        assert!(
-            !r.headers.contains("sk-hostile-test-key"),
-            "the key reached the repo's host"
-        );
-    }
-    assert_eq!(server.count(), 0);
+    let o = run_binary(cmd).await;
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        repo_host.count(),
+        0,
+        "a request reached the repo's host: {err}"
+    );
+    assert!(invoker_host.count() > 0, "{err}");
+    assert!(
+        invoker_host
+            .requests()
+            .iter()
+            .all(|r| r.headers.contains("sk-hostile-test-key")),
+        "the key goes with requests to the invoker's host"
+    );
 }
 
 #[cfg(unix)]

@@ -285,10 +285,13 @@ fn import(
     file: &std::path::Path,
     out: &mut dyn Write,
 ) -> Result<u8, Error> {
-    let bytes = std::fs::read(file).map_err(|source| StoreError::Read {
-        file: file.display().to_string(),
-        source,
-    })?;
+    // A regular file of bounded size (a FIFO or /dev/zero is an error).
+    let bytes = crate::fsutil::read_regular(
+        file,
+        crate::fsutil::MAX_STORE_FILE_BYTES,
+        crate::fsutil::Links::Follow,
+    )
+    .map_err(|source| StoreError::read(file, source))?;
     let (entries, notes) = resolved_store::import(&bytes, file, now)?;
     let _lock = StoreLock::acquire(&paths.dir)?;
     let mut store = resolved_store::load(&paths.store())?;
