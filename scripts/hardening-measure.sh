@@ -44,9 +44,9 @@ for i in $(seq 1 "$N"); do
   wait "$pid" 2>/dev/null
   check "$store" || { corrupt=$((corrupt + 1)); "$BIN" store check --store-dir "$store" | grep problem | head -2; }
   "$BIN" --quiet --store-dir "$store" "$spec" >/dev/null 2>&1
-  t=$(temps "$store"); stray=$((stray + t))
+  t=$(temps "$store"); [ "$t" -gt 0 ] && { stray=$((stray + 1)); find "$store" -name '.*.tmp.*' | head -2; }
 done
-echo "runs killed while running: $killed_mid/$N; store check failures: $corrupt; temp files left after the next run: $stray"
+echo "runs killed while running: $killed_mid/$N; store check failures: $corrupt; rounds with a temp file left after the next run: $stray"
 r1="$killed_mid $corrupt $stray"
 
 echo "== 2. kill -9 during review --out ($N)"
@@ -63,9 +63,9 @@ for i in $(seq 1 "$N"); do
   "$BIN" review "$work/specs" --out "$out" --quiet --store-dir "$store" -j 2 >/dev/null 2>&1
   code=$?
   if [ "$code" -ne 0 ] && [ "$code" -ne 1 ]; then echo "next review exited $code"; fi
-  t=$(( $(temps "$store") + $(temps "$out") )); stray=$((stray + t))
+  t=$(( $(temps "$store") + $(temps "$out") )); [ "$t" -gt 0 ] && { stray=$((stray + 1)); find "$store" "$out" -name '.*.tmp.*' | head -2; }
 done
-echo "reviews killed while running: $killed_mid/$N; store check failures: $corrupt; temp files left after the next review: $stray"
+echo "reviews killed while running: $killed_mid/$N; store check failures: $corrupt; rounds with a temp file left after the next review: $stray"
 r2="$killed_mid $corrupt $stray"
 
 echo "== 3. 20 concurrent runs on one store"

@@ -779,9 +779,10 @@ pub fn write_json(b: &Leaderboard, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)
 }
 
-/// Markdown table cell: no pipes or newlines.
+/// Markdown table cell: no pipes, newlines, live links, images, mentions
+/// or control characters (see `escape::markdown`).
 pub fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace(['\n', '\r'], " ")
+    crate::escape::markdown(s)
 }
 
 pub fn write_markdown(b: &Leaderboard, out: &mut dyn Write) -> io::Result<()> {

@@ -60,11 +60,11 @@ pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
         out,
         "Adversaries: {} · Attack model: `{}` · Eval models: {} · Duration: {} ms",
         v.adversaries.join(", "),
-        v.models.attack.join(", "),
+        crate::escape::markdown_code(&v.models.attack.join(", ")),
         v.models
             .eval
             .iter()
-            .map(|m| format!("`{m}`"))
+            .map(|m| format!("`{}`", crate::escape::markdown_code(m)))
             .collect::<Vec<_>>()
             .join(", "),
         s.duration_ms.total

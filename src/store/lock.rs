@@ -55,6 +55,8 @@ impl StoreLock {
             source,
         })?;
         remove_stale_temp_files(dir);
+        // Sub-folders (`reviews/`, `runs/`): temp files of dead writers.
+        crate::fsutil::remove_dead_temp_files(dir);
         Ok(StoreLock { file })
     }
 }
