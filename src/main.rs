@@ -2,6 +2,7 @@
 
 use clap::Parser;
 use gauntlet::render::Format;
+use gauntlet::run_args::ColorArg;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
@@ -19,22 +20,27 @@ fn main() -> ExitCode {
     };
     // `review` draws its own progress bar.
     let own_progress = matches!(cli.command, Some(gauntlet::cli::Command::Review(_)));
-    let progress = gauntlet::progress::Progress::new(cli.run_args().quiet || own_progress);
-    let color = match cli.run_args().color {
-        gauntlet::cli::ColorArg::Always => true,
-        gauntlet::cli::ColorArg::Never => false,
-        gauntlet::cli::ColorArg::Auto => {
+    let args = cli.spec_args();
+    let progress = gauntlet::progress::Progress::new(args.run.quiet || own_progress);
+    let color = match args.run.color {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => {
             std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
                 && std::io::stdout().is_terminal()
-                && cli.run_args().format == Format::Text
+                && args.format == Format::Text
         }
     };
     // Human-readable output shows control characters from specs and file
     // names instead of obeying them; JSON and SARIF escape their own.
-    let keep_sgr = match cli.run_args().color {
-        gauntlet::cli::ColorArg::Always => true,
-        gauntlet::cli::ColorArg::Never => false,
-        gauntlet::cli::ColorArg::Auto => {
+    let color_arg = match &cli.command {
+        Some(gauntlet::cli::Command::Review(r)) => r.run.color,
+        _ => args.run.color,
+    };
+    let keep_sgr = match color_arg {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => {
             std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
                 && std::io::stdout().is_terminal()
         }
@@ -69,7 +75,7 @@ fn machine_output(cli: &gauntlet::cli::Cli) -> bool {
     use gauntlet::review::SummaryFormat;
     use gauntlet::store::args::{ListFormat, StatsFormat, StoreCommand};
     match &cli.command {
-        None => matches!(cli.run_args().format, Format::Json | Format::Sarif),
+        None => matches!(cli.spec_args().format, Format::Json | Format::Sarif),
         Some(Command::Review(r)) => matches!(r.format, SummaryFormat::Json | SummaryFormat::Sarif),
         Some(Command::AdversaryStats(a)) => a.format == StatsFormat::Json,
         Some(Command::Store(s)) => matches!(
