@@ -156,35 +156,48 @@ fn stale_temp_files_of_a_killed_review_are_cleaned_up() {
 #[cfg(unix)]
 #[test]
 fn stats_json_writes_devices_in_place_and_follows_links() {
+    // Never /dev/null or /dev/full here: tests run as root on shared
+    // machines, and a regression would replace the system's device. A FIFO
+    // in a scratch folder is a special file just the same.
     use std::os::unix::fs::FileTypeExt;
     let tmp = tempfile::tempdir().unwrap();
     let spec = tmp.path().join("spec.md");
     write(&spec, GAP);
-    gauntlet()
-        .args(["--no-store", "--quiet", "--stats-json", "/dev/null"])
-        .path(&spec)
-        .run()
-        .code(1);
-    assert!(
-        std::fs::metadata("/dev/null")
-            .unwrap()
-            .file_type()
-            .is_char_device()
-    );
-    if Path::new("/dev/full").exists() {
+    let fifo = tmp.path().join("stats.fifo");
+    if Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(&fifo).unwrap())
+        };
         gauntlet()
-            .args(["--no-store", "--quiet", "--stats-json", "/dev/full"])
+            .args(["--no-store", "--quiet", "--stats-json"])
+            .path(&fifo)
             .path(&spec)
             .run()
-            .code(3)
-            .stderr_has("/dev/full");
+            .code(1);
+        let got = reader.join().unwrap();
+        let stats: Value = serde_json::from_slice(&got).unwrap();
+        assert!(stats.get("attack").is_some(), "{stats}");
         assert!(
-            std::fs::metadata("/dev/full")
+            std::fs::symlink_metadata(&fifo)
                 .unwrap()
                 .file_type()
-                .is_char_device()
+                .is_fifo(),
+            "the FIFO was replaced by a regular file"
         );
     }
+    // A directory is refused, and left alone.
+    gauntlet()
+        .args(["--no-store", "--quiet", "--stats-json"])
+        .path(tmp.path())
+        .path(&spec)
+        .run()
+        .code(3);
+    assert!(tmp.path().is_dir());
     let real = tmp.path().join("real.json");
     write(&real, "old");
     let link = tmp.path().join("link.json");
@@ -470,13 +483,16 @@ fn planted_symlinks_in_the_store_are_never_followed() {
     // A store file linked to /dev/zero: refused at once, not read forever.
     let t = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink("/dev/zero", t.path().join("resolved_concerns.json")).unwrap();
-    gauntlet()
+    let mut cmd = bin_in(tmp.path());
+    cmd.env("GAUNTLET_OFFLINE", "1")
         .args(["--quiet", "--store-dir"])
-        .path(t.path())
-        .path(&tmp.path().join("spec.md"))
-        .run()
-        .code(3)
-        .stderr_has("symbolic link");
+        .arg(t.path())
+        .arg(tmp.path().join("spec.md"));
+    // Bounded: a regression would read /dev/zero until out of memory.
+    let o = finishes_within(cmd, Duration::from_secs(20));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("symbolic link"), "{err}");
 }
 
 /// Runs `cmd`, failing the test if it has not finished in `limit`.
