@@ -70,7 +70,7 @@ pub fn run_spec(
     }
     if let Some(path) = &args.stats_json {
         let json = serde_json::to_vec_pretty(&verdict.stats).expect("stats serialize");
-        crate::fsutil::write_atomic(path, &json).map_err(|source| RunError::Write {
+        crate::fsutil::write_user_file(path, &json).map_err(|source| RunError::Write {
             path: path.display().to_string(),
             source,
         })?;
@@ -81,9 +81,14 @@ pub fn run_spec(
         Format::Sarif => render::sarif::write(&verdict, &config.catalog, out),
         Format::Text => render::text::write(&verdict, out, Style { color }),
     };
-    written.map_err(|source| RunError::Write {
-        path: "<stdout>".to_string(),
-        source,
-    })?;
+    match written {
+        // A closed stdout (`gauntlet spec.md | head`) still exits with the
+        // verdict: we are a gate, never 0 for a spec that fails.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        other => other.map_err(|source| RunError::Write {
+            path: "<stdout>".to_string(),
+            source,
+        })?,
+    }
     Ok(verdict.verdict.exit_code())
 }

@@ -22,6 +22,14 @@ impl Config {
     pub fn from_args(args: &RunArgs) -> Result<Config, Error> {
         let catalog = Catalog::load(args.personas_dir.as_deref(), args.protocols_dir.as_deref())?;
         let adversaries = resolve_adversaries(&catalog, &args.adversaries)?;
+        // A store folder planted as a symlink is refused (exit 3) before
+        // anything reads it (config.toml) or writes to it (runs/).
+        crate::store::StoreOptions {
+            dir: args.store_dir.clone(),
+            now: None,
+            report: false,
+        }
+        .paths()?;
         Ok(Config {
             catalog: Arc::new(catalog),
             options: RunOptions {

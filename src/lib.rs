@@ -19,6 +19,7 @@ pub mod cli;
 pub mod concern;
 pub mod config;
 pub mod error;
+pub mod escape;
 pub mod evaluation;
 pub mod event;
 pub mod exit_code;

@@ -431,6 +431,8 @@ fn out_writes_a_report_per_spec_mirroring_the_tree_and_the_summaries() {
     assert_eq!(
         files,
         [
+            // The list of files gauntlet wrote there (never overwrites others).
+            ".gauntlet-reports",
             "payments/webhooks.json",
             "payments/webhooks.md",
             "platform/glossary.json",

@@ -167,6 +167,7 @@ mod tests {
             "eval_models" => &["--eval-models", "codex/a,claude-cli/b"],
             "final_boss_model" => &["--final-boss-model", "claude-cli/opus"],
             "api_base" => &["--api-base", "http://127.0.0.1:9/v1"],
+            "allow_config_api_base" => &["--allow-config-api-base"],
             "timeout" => &["--timeout", "9"],
             "max_concurrency" => &["--max-concurrency", "3"],
             "deadline" => &["--deadline", "60"],

@@ -33,6 +33,11 @@ pub const DEFAULT_CONCURRENT_SPECS: usize = 4;
 /// Run `gauntlet review`; returns the exit code.
 pub fn run(args: &ReviewArgs, out: &mut dyn Write) -> Result<u8, Error> {
     let config = Config::from_args(&args.run)?;
+    if let Some(o) = &args.out {
+        reports::check_out(o, &args.paths)?;
+        // Temp files of a `review --out` that was killed mid-write.
+        crate::fsutil::remove_dead_temp_files(o);
+    }
     let found = discover::discover(&args.paths, &args.glob, args.out.as_deref())?;
     let unreadable = found
         .skipped
@@ -176,10 +181,15 @@ pub fn run(args: &ReviewArgs, out: &mut dyn Write) -> Result<u8, Error> {
         (SummaryFormat::Sarif, Some(log)) => crate::render::sarif::write_log(log, out),
         (SummaryFormat::Sarif, None) => Ok(()),
     };
-    printed.map_err(|source| RunError::Write {
-        path: "<stdout>".to_string(),
-        source,
-    })?;
+    match printed {
+        // A closed stdout still exits with the batch's code (never 0 for a
+        // failing spec).
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        other => other.map_err(|source| RunError::Write {
+            path: "<stdout>".to_string(),
+            source,
+        })?,
+    }
     if let Some(e) = write_error {
         return Err(RunError::Incomplete(e).into());
     }

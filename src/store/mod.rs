@@ -39,7 +39,9 @@ impl StoreOptions {
             file: ".".to_string(),
             source,
         })?;
-        Ok(StorePaths::resolve(self.dir.as_deref(), &cwd))
+        let paths = StorePaths::resolve(self.dir.as_deref(), &cwd);
+        paths.check_folder()?;
+        Ok(paths)
     }
 
     pub fn now(&self) -> DateTime<Utc> {
