@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 const AFTER_HELP: &str = "\
 Examples:
-  gauntlet examples/payment-webhooks.md
+  gauntlet examples/team-invites.md
   gauntlet --format json < spec.md > verdict.json
   gauntlet --adversaries paranoid_security,burned_oncall --final-boss spec.md
   gauntlet --fail-on high --format markdown spec.md > comment.md

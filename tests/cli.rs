@@ -31,6 +31,36 @@ fn help_lists_exit_codes_and_examples() {
     }
 }
 
+/// Every bundled spec an example in `--help` names is in the repository.
+#[test]
+fn help_examples_name_files_that_exist() {
+    for sub in [None, Some("review")] {
+        let mut run = gauntlet();
+        if let Some(s) = sub {
+            run = run.arg(s);
+        }
+        let out = run.arg("--help").run().code(0);
+        let examples = out
+            .stdout
+            .split("Examples:")
+            .nth(1)
+            .expect("an Examples section")
+            .split("\n\n")
+            .next()
+            .unwrap();
+        let mut named = 0;
+        for word in examples.split_whitespace() {
+            if word.starts_with("examples/") {
+                named += 1;
+                assert!(support::root().join(word).is_file(), "{word} does not exist");
+            }
+        }
+        if sub.is_none() {
+            assert!(named > 0, "no example names a bundled spec:\n{examples}");
+        }
+    }
+}
+
 #[test]
 fn version_prints_the_crate_version() {
     gauntlet()
