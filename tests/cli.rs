@@ -52,7 +52,10 @@ fn help_examples_name_files_that_exist() {
         for word in examples.split_whitespace() {
             if word.starts_with("examples/") {
                 named += 1;
-                assert!(support::root().join(word).is_file(), "{word} does not exist");
+                assert!(
+                    support::root().join(word).is_file(),
+                    "{word} does not exist"
+                );
             }
         }
         if sub.is_none() {

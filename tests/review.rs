@@ -669,6 +669,23 @@ fn sarif_is_valid_stable_and_says_what_the_verdict_says() {
             .unwrap()
             .contains("operational gaps")
     );
+    // GitHub code scanning requires `help` on every rule (GH2012) and
+    // wants the tool's `informationUri` (SARIF2005).
+    for r in run0["tool"]["driver"]["rules"].as_array().unwrap() {
+        let id = r["id"].as_str().unwrap();
+        let adversary = id.trim_start_matches("gauntlet/");
+        for kind in ["text", "markdown"] {
+            let help = r["help"][kind].as_str().unwrap_or_default();
+            assert!(help.contains("To resolve a result"), "{id} {kind}: {help}");
+        }
+        assert!(r["help"]["markdown"].as_str().unwrap().contains(adversary));
+    }
+    assert!(
+        run0["tool"]["driver"]["informationUri"]
+            .as_str()
+            .unwrap()
+            .starts_with("https://")
+    );
     assert_eq!(run0["properties"]["verdict"], "incomplete");
     assert_eq!(run0["invocations"][0]["executionSuccessful"], false);
     assert_eq!(
