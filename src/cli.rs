@@ -91,6 +91,12 @@ pub struct SpecArgs {
     #[arg(long, value_name = "PATH")]
     pub stats_json: Option<PathBuf>,
 
+    /// Also write the human report to this file: Markdown when PATH ends in
+    /// .md or .markdown, else plain text. With --format json, one run gives
+    /// JSON on stdout and the report for people.
+    #[arg(long, value_name = "PATH")]
+    pub report: Option<PathBuf>,
+
     /// Print the plan (models per role, estimated calls and tokens) and call nothing.
     #[arg(long)]
     pub dry_run: bool,

@@ -27,6 +27,7 @@ pub mod filter;
 pub mod fsutil;
 pub mod input;
 pub mod offline;
+pub mod output_file;
 pub mod persistence;
 pub mod persona;
 pub mod pipeline;

@@ -538,3 +538,56 @@ fn stdin_and_file_give_the_same_concerns() {
     assert!(b["spec"]["path"].is_null());
     assert_eq!(a["spec"]["sha256"], b["spec"]["sha256"]);
 }
+
+/// `--report PATH`: one run gives JSON on stdout and the human report in a
+/// file (Markdown or text by extension); a symlink is never written through.
+#[test]
+fn report_writes_the_human_report_beside_json_on_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = fixture("gap.md");
+    let md = dir.path().join("report.md");
+    let out = fixture_run()
+        .args(["--no-store", "--report"])
+        .path(&md)
+        .path(&spec)
+        .run()
+        .code(1);
+    let v = out.json();
+    let report = std::fs::read_to_string(&md).unwrap();
+    assert!(report.starts_with("## Adversarial Gauntlet"), "{report}");
+    let accepted: Vec<&str> = v["concerns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "accepted")
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert!(!accepted.is_empty());
+    for id in &accepted {
+        assert!(report.contains(id), "the report lacks {id}");
+    }
+
+    let txt = dir.path().join("report.txt");
+    fixture_run()
+        .args(["--no-store", "--color", "always", "--report"])
+        .path(&txt)
+        .path(&spec)
+        .run()
+        .code(1);
+    let text = std::fs::read_to_string(&txt).unwrap();
+    assert!(text.contains("Adversarial Gauntlet Report"), "{text}");
+    assert!(!text.contains('\u{1b}'), "a report file is never colored");
+
+    let target = dir.path().join("victim.txt");
+    std::fs::write(&target, "keep").unwrap();
+    let link = dir.path().join("link.md");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    fixture_run()
+        .args(["--no-store", "--report"])
+        .path(&link)
+        .path(&spec)
+        .run()
+        .code(2)
+        .stderr_has("symlink");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
+}
