@@ -45,6 +45,8 @@ impl Cli {
             Some(Command::Store(_))
             | Some(Command::AdversaryStats(_))
             | Some(Command::Review(_))
+            | Some(Command::Completions(_))
+            | Some(Command::Man(_))
             | None => &self.args,
         }
     }
@@ -61,6 +63,26 @@ pub enum Command {
     AdversaryStats(crate::store::args::AdversaryStatsArgs),
     /// Review every spec in folders: progress, a report per spec, a summary.
     Review(Box<crate::review::ReviewArgs>),
+    /// Print a shell completion script (e.g. `gauntlet completions bash`).
+    Completions(CompletionsArgs),
+    /// Print the man page in roff (e.g. `gauntlet man > gauntlet.1`).
+    Man(ManArgs),
+}
+
+/// `gauntlet completions SHELL`.
+#[derive(Debug, Clone, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete in.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+/// `gauntlet man [COMMAND]`.
+#[derive(Debug, Clone, Args)]
+pub struct ManArgs {
+    /// A subcommand (e.g. review) to print its own page, gauntlet-COMMAND(1).
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
 }
 
 /// `gauntlet explain ID [SPEC]`: reruns the spec offline and explains ID.

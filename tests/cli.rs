@@ -591,3 +591,66 @@ fn report_writes_the_human_report_beside_json_on_stdout() {
         .stderr_has("symlink");
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
 }
+
+/// Completion scripts come from the clap definitions: every shell clap
+/// supports, valid shell syntax where we can check it, and they know the
+/// subcommands and the flags shared by a run and review.
+#[test]
+fn completions_know_the_commands_and_flags() {
+    let bash = gauntlet().args(["completions", "bash"]).run().code(0);
+    for needle in [
+        "review",
+        "explain",
+        "--adversaries",
+        "--report",
+        "--fail-on",
+    ] {
+        assert!(
+            bash.stdout.contains(needle),
+            "bash completion lacks {needle}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("gauntlet.bash");
+    std::fs::write(&script, &bash.stdout).unwrap();
+    if let Ok(check) = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&script)
+        .output()
+    {
+        assert!(
+            check.status.success(),
+            "{}",
+            String::from_utf8_lossy(&check.stderr)
+        );
+    }
+    let zsh = gauntlet().args(["completions", "zsh"]).run().code(0);
+    assert!(zsh.stdout.starts_with("#compdef gauntlet"));
+    let fish = gauntlet().args(["completions", "fish"]).run().code(0);
+    assert!(fish.stdout.contains("complete -c gauntlet"));
+    for shell in ["elvish", "powershell"] {
+        let out = gauntlet().args(["completions", shell]).run().code(0);
+        assert!(out.stdout.contains("gauntlet"), "{shell}");
+    }
+    gauntlet().args(["completions", "tcsh"]).run().code(2);
+}
+
+#[test]
+fn man_pages_for_gauntlet_and_each_command() {
+    let top = gauntlet().arg("man").run().code(0);
+    assert!(top.stdout.contains(".TH gauntlet 1"), "{}", top.stdout);
+    assert!(top.stdout.contains("fail\\-on"));
+    assert!(top.stdout.contains("review"));
+    let review = gauntlet().args(["man", "review"]).run().code(0);
+    assert!(
+        review.stdout.contains(".TH gauntlet-review 1"),
+        "{}",
+        review.stdout
+    );
+    assert!(review.stdout.contains("report\\-formats"));
+    gauntlet()
+        .args(["man", "nosuch"])
+        .run()
+        .code(2)
+        .stderr_has("no command `nosuch`");
+}
