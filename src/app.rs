@@ -23,6 +23,7 @@ pub fn run(
             crate::store::commands::run_adversary_stats(&args, out)
         }
         Some(Command::Review(args)) => crate::review::run(&args, out),
+        Some(Command::Runs(args)) => crate::runs::run(&args, out),
         Some(Command::Completions(args)) => crate::shell_docs::completions(args.shell, out),
         Some(Command::Man(args)) => crate::shell_docs::man(args.command.as_deref(), out),
     }

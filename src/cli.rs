@@ -45,6 +45,7 @@ impl Cli {
             Some(Command::Store(_))
             | Some(Command::AdversaryStats(_))
             | Some(Command::Review(_))
+            | Some(Command::Runs(_))
             | Some(Command::Completions(_))
             | Some(Command::Man(_))
             | None => &self.args,
@@ -63,6 +64,8 @@ pub enum Command {
     AdversaryStats(crate::store::args::AdversaryStatsArgs),
     /// Review every spec in folders: progress, a report per spec, a summary.
     Review(Box<crate::review::ReviewArgs>),
+    /// Saved runs under .adversarial-spec/runs/: list them, show one.
+    Runs(crate::runs::RunsArgs),
     /// Print a shell completion script (e.g. `gauntlet completions bash`).
     Completions(CompletionsArgs),
     /// Print the man page in roff (e.g. `gauntlet man > gauntlet.1`).

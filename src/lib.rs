@@ -41,6 +41,7 @@ pub mod review_report;
 pub mod roles;
 pub mod rule;
 pub mod run_args;
+pub mod runs;
 pub mod shell_docs;
 pub mod spec;
 pub mod stats;
