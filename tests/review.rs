@@ -738,9 +738,14 @@ fn single_run_sarif_is_valid_and_relative_to_the_repository_root() {
         );
     }
 
-    // Standard input gets the placeholder URI.
+    // Standard input gets the placeholder URI. (Offline, with a store of
+    // its own: never a real model, never this repository's store.)
+    let store = tempfile::tempdir().unwrap();
     let mut child = Command::new(BIN)
         .args(["--format", "sarif"])
+        .env("GAUNTLET_OFFLINE", "1")
+        .env("GAUNTLET_STORE_DIR", store.path())
+        .stderr(std::process::Stdio::null())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
