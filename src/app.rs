@@ -23,6 +23,9 @@ pub fn run(
             crate::store::commands::run_adversary_stats(&args, out)
         }
         Some(Command::Review(args)) => crate::review::run(&args, out),
+        Some(Command::Runs(args)) => crate::runs::run(&args, out),
+        Some(Command::Completions(args)) => crate::shell_docs::completions(args.shell, out),
+        Some(Command::Man(args)) => crate::shell_docs::man(args.command.as_deref(), out),
     }
 }
 
@@ -33,6 +36,10 @@ pub fn run_spec(
     color: bool,
 ) -> Result<u8, Error> {
     let config = Config::from_args(&args.run)?;
+    if let Some(path) = &args.report {
+        crate::output_file::check(path)
+            .map_err(|e| crate::error::UsageError::Invalid(format!("--report: {e}")))?;
+    }
     let loaded = crate::input::load(args.spec.as_deref(), args.run.max_bytes)?;
     for w in &loaded.warnings {
         events(Event::Warning(w.clone()));
@@ -75,6 +82,9 @@ pub fn run_spec(
             source,
         })?;
     }
+    if let Some(path) = &args.report {
+        write_report(&verdict, path)?;
+    }
     let written = match args.format {
         Format::Json => render::json::write(&verdict, out),
         Format::Markdown => render::markdown::write(&verdict, out),
@@ -91,4 +101,28 @@ pub fn run_spec(
         })?,
     }
     Ok(verdict.verdict.exit_code())
+}
+
+/// `--report PATH`: the human report, Markdown for `.md` / `.markdown`,
+/// else plain text (never colored: it is a file).
+fn write_report(verdict: &crate::verdict::Verdict, path: &std::path::Path) -> Result<(), Error> {
+    let markdown = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"));
+    let mut bytes = Vec::new();
+    let rendered = if markdown {
+        render::markdown::write(verdict, &mut bytes)
+    } else {
+        render::text::write(verdict, &mut bytes, Style { color: false })
+    };
+    rendered
+        .and_then(|_| crate::output_file::write(path, &bytes))
+        .map_err(|source| {
+            RunError::Write {
+                path: path.display().to_string(),
+                source,
+            }
+            .into()
+        })
 }

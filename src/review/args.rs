@@ -83,6 +83,11 @@ pub struct ReviewArgs {
     #[arg(long, value_enum, default_value = "text")]
     pub format: SummaryFormat,
 
+    /// Only specs changed since this git revision (branch, tag or commit;
+    /// from its merge base with HEAD, plus uncommitted and untracked files).
+    #[arg(long, value_name = "REF")]
+    pub changed_since: Option<String>,
+
     /// Specs reviewed at once (default: all cores offline, 4 with model providers).
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub jobs: Option<u32>,

@@ -7,6 +7,7 @@
 
 pub mod args;
 pub mod batch;
+pub mod changed;
 pub mod discover;
 pub mod progress;
 pub mod reports;
@@ -38,12 +39,26 @@ pub fn run(args: &ReviewArgs, out: &mut dyn Write) -> Result<u8, Error> {
         // Temp files of a `review --out` that was killed mid-write.
         crate::fsutil::remove_dead_temp_files(o);
     }
-    let found = discover::discover(&args.paths, &args.glob, args.out.as_deref())?;
+    let mut found = discover::discover(&args.paths, &args.glob, args.out.as_deref())?;
+    // `--changed-since`: only the specs changed since that revision; none
+    // changed is a pass with an empty summary, not an error.
+    let mut unchanged = 0;
+    if let Some(reference) = &args.changed_since {
+        let cwd = std::env::current_dir().map_err(|e| {
+            UsageError::Invalid(format!("--changed-since: no working directory: {e}"))
+        })?;
+        let changed = changed::changed_since(reference, &cwd)?;
+        let before = found.targets.len();
+        found
+            .targets
+            .retain(|t| std::fs::canonicalize(&t.path).is_ok_and(|p| changed.contains(&p)));
+        unchanged = before - found.targets.len();
+    }
     let unreadable = found
         .skipped
         .iter()
         .any(|s| matches!(s, Skip::Unreadable { .. }));
-    if found.targets.is_empty() && !unreadable {
+    if found.targets.is_empty() && !unreadable && unchanged == 0 {
         let looked_for = if args.glob.is_empty() {
             discover::DEFAULT_GLOBS.join(", ")
         } else {

@@ -11,6 +11,7 @@ pub mod location;
 pub mod lock;
 pub mod persist;
 pub mod resolved_store;
+pub mod run_history;
 pub mod similarity;
 pub mod store_error;
 

@@ -342,6 +342,12 @@ impl Persistence for ProjectStore {
             let path = write_report(&self.paths, verdict, &run, &stats, self.now)?;
             notes.push(format!("review report: {}", path.display()));
         }
+        // The run history (`gauntlet runs`): worth a note when it fails,
+        // never worth failing the run.
+        match super::run_history::save(&self.paths.dir, verdict, self.now) {
+            Ok(id) => notes.push(format!("saved as run {id} (gauntlet runs show {id})")),
+            Err(e) => notes.push(format!("warning: run history not saved: {e}")),
+        }
         Ok(notes)
     }
 }
