@@ -15,7 +15,9 @@ Examples:
 
 Exit codes:
   0  pass: no concern requires revision at or above --fail-on
-  1  revise: at least one concern requires revision at or above --fail-on
+  1  revise: at least one concern requires revision at or above --fail-on,
+     a deferred concern needs a decision (unless --allow-deferred), the final
+     boss asks to refine or reconsider, or fresh eyes left a question open
   2  usage or input error (bad flags, no spec, a directory, binary or oversized input)
   3  the run could not complete (a role failed; the verdict is incomplete),
      or .adversarial-spec/ could not be read or written (see `gauntlet store check`)";
@@ -42,6 +44,7 @@ impl Cli {
         match &self.command {
             Some(Command::Explain(a)) => &a.run,
             Some(Command::Store(_))
+            | Some(Command::History(_))
             | Some(Command::AdversaryStats(_))
             | Some(Command::Review(_))
             | None => &self.run,
@@ -56,6 +59,8 @@ pub enum Command {
     Explain(Box<ExplainArgs>),
     /// Inspect and maintain the resolved-concerns store (.adversarial-spec/).
     Store(crate::store::args::StoreArgs),
+    /// The timeline of a spec's concerns across runs (carry-forward history).
+    History(crate::store::history_command::HistoryArgs),
     /// Adversary leaderboard from the cumulative statistics.
     AdversaryStats(crate::store::args::AdversaryStatsArgs),
     /// Review every spec in folders: progress, a report per spec, a summary.
@@ -203,6 +208,27 @@ pub struct RunArgs {
     /// Print the plan (models per role, estimated calls and tokens) and call nothing.
     #[arg(long)]
     pub dry_run: bool,
+
+    /// Let concerns the evaluators deferred pass (by default each one fails
+    /// the run with a "needs a decision" line).
+    #[arg(long)]
+    pub allow_deferred: bool,
+
+    /// Run the fresh-eyes gate last: a reviewer that sees only the spec and
+    /// asks clarifying questions; any open question makes the run revise.
+    #[arg(long)]
+    pub fresh_eyes: bool,
+
+    /// Debate rounds: round N+1 re-attacks with round N's surviving concerns
+    /// and the answers from --responses; stops on convergence or
+    /// oscillation. Capped at 3.
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=3))]
+    pub rounds: u8,
+
+    /// The author's answers per concern id (agree/disagree, reason, spec
+    /// edits), JSON; see docs/memory.md.
+    #[arg(long, value_name = "FILE")]
+    pub responses: Option<PathBuf>,
 
     /// Use the offline engine in every role, whatever is installed or configured.
     #[arg(long, env = "GAUNTLET_OFFLINE", value_parser = clap::builder::BoolishValueParser::new(), conflicts_with_all = ["attack_model", "eval_models", "final_boss_model"])]

@@ -49,6 +49,18 @@ pub struct RebuttalRequest<'a> {
     pub persona: &'a Persona,
 }
 
+/// What round N+1 of a debate (`--rounds`) tells the attacker: the
+/// previous round's surviving concerns and the author's answers to them.
+#[derive(Debug, Clone)]
+pub struct RoundContext {
+    /// This round's number (2 or 3).
+    pub round: u8,
+    pub max_rounds: u8,
+    /// Concerns that required revision after the previous round.
+    pub previous: Vec<Concern>,
+    pub responses: crate::responses::Responses,
+}
+
 pub trait Attacker: Send + Sync {
     /// The model name as shown in reports (`offline`, `gemini-cli/...`).
     fn model(&self) -> &str;
@@ -59,6 +71,19 @@ pub trait Attacker: Send + Sync {
         spec: &'a Spec,
         personas: &'a [&'a Persona],
     ) -> BoxFuture<'a, Vec<RoleResult<Vec<RawConcern>>>>;
+
+    /// `attack` in round 2 or 3 of a debate. The default ignores the
+    /// context: a deterministic attacker raises the same concerns on the
+    /// same spec, which is what lets offline rounds converge.
+    fn attack_round<'a>(
+        &'a self,
+        spec: &'a Spec,
+        personas: &'a [&'a Persona],
+        round: &'a RoundContext,
+    ) -> BoxFuture<'a, Vec<RoleResult<Vec<RawConcern>>>> {
+        let _ = round;
+        self.attack(spec, personas)
+    }
 
     /// Each persona answers the dismissal of one of its concerns.
     fn rebut<'a>(

@@ -7,11 +7,14 @@
 pub mod args;
 pub mod commands;
 pub mod confidence;
+pub mod history;
+pub mod history_command;
 pub mod location;
 pub mod lock;
 pub mod persist;
 pub mod resolved_store;
 pub mod similarity;
+pub mod spec_identity;
 pub mod store_error;
 
 pub use location::StorePaths;
