@@ -11,7 +11,6 @@ use std::path::Path;
 use support::{fixture, gauntlet};
 
 const GAP: &str = "# Widget Service\n\n## Design\n\nThe Billing service calls the Ledger API to frobnicate each widget.\n";
-const GUARDED: &str = "# Widget Service\n\n## Design\n\nThe Billing service calls the Ledger API to frobnicate each widget.\nEvery frobnication is guarded by the Ledger quota.\n";
 const GONE: &str =
     "# Widget Service\n\n## Design\n\nThe Billing service calls the Ledger API for each widget.\n";
 

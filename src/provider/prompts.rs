@@ -91,36 +91,6 @@ pub fn repair(original: &str, reply: &str, problem: &str, format: &str) -> Strin
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fill_replaces_known_names_once_and_keeps_unknown() {
-        let out = fill("a {{x}} b {{y}} {{x}}", &[("x", "{{y}}")]);
-        assert_eq!(out, "a {{y}} b {{y}} {{y}}");
-    }
-
-    #[test]
-    fn templates_have_their_placeholders() {
-        assert!(ATTACK.contains("{{persona_prompt}}") && ATTACK.contains("{{spec}}"));
-        assert!(EVALUATE.contains("{{protocols}}") && EVALUATE.contains("{{concerns}}"));
-        assert!(REBUTTAL.contains("{{dismissal_reasoning}}"));
-        // The seed's REBUTTAL_PROMPT, verbatim.
-        assert!(REBUTTAL.contains("OPTION B - CHALLENGE DISMISSAL:"));
-        assert!(ADJUDICATE.contains("{{challenge}}"));
-        assert!(FINAL_BOSS.contains("{{surviving}}"));
-    }
-
-    #[test]
-    fn spec_is_numbered_between_delimiters() {
-        let spec = Spec::parse(None, "# T\n\nbody\n".to_string());
-        let s = numbered_spec(&spec);
-        assert!(s.starts_with("=== SPEC START ===\n0001|# T\n0002|\n0003|body\n"));
-        assert!(s.ends_with("=== SPEC END ==="));
-    }
-}
-
 /// What an attacker is told in round 2 or 3 of a debate (`--rounds`): the
 /// previous round's surviving concerns, each with the author's answer.
 pub fn round_section(ctx: &crate::roles::RoundContext) -> String {
@@ -160,4 +130,34 @@ pub fn round_section(ctx: &crate::roles::RoundContext) -> String {
             ("previous", previous.trim_end()),
         ],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fill_replaces_known_names_once_and_keeps_unknown() {
+        let out = fill("a {{x}} b {{y}} {{x}}", &[("x", "{{y}}")]);
+        assert_eq!(out, "a {{y}} b {{y}} {{y}}");
+    }
+
+    #[test]
+    fn templates_have_their_placeholders() {
+        assert!(ATTACK.contains("{{persona_prompt}}") && ATTACK.contains("{{spec}}"));
+        assert!(EVALUATE.contains("{{protocols}}") && EVALUATE.contains("{{concerns}}"));
+        assert!(REBUTTAL.contains("{{dismissal_reasoning}}"));
+        // The seed's REBUTTAL_PROMPT, verbatim.
+        assert!(REBUTTAL.contains("OPTION B - CHALLENGE DISMISSAL:"));
+        assert!(ADJUDICATE.contains("{{challenge}}"));
+        assert!(FINAL_BOSS.contains("{{surviving}}"));
+    }
+
+    #[test]
+    fn spec_is_numbered_between_delimiters() {
+        let spec = Spec::parse(None, "# T\n\nbody\n".to_string());
+        let s = numbered_spec(&spec);
+        assert!(s.starts_with("=== SPEC START ===\n0001|# T\n0002|\n0003|body\n"));
+        assert!(s.ends_with("=== SPEC END ==="));
+    }
 }
