@@ -562,3 +562,44 @@ fn a_corrupt_history_stops_the_run_and_is_left_untouched() {
         check.stdout
     );
 }
+
+#[test]
+fn a_verdict_with_every_memory_field_matches_the_schema() {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(support::root().join("schema/verdict.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let spec = dir.join("w.md");
+    let open = format!("{GAP}\nThe queue size is TBD.\n");
+    std::fs::write(&spec, &open).unwrap();
+    let flags = [
+        "--final-boss",
+        "--fresh-eyes",
+        "--rounds",
+        "2",
+        "--allow-deferred",
+    ];
+    run_in(dir, Some("w.md"), None, 1, &flags);
+    run_in(dir, Some("w.md"), None, 2, &flags);
+    std::fs::write(&spec, GONE).unwrap();
+    run_in(dir, Some("w.md"), None, 3, &flags);
+    std::fs::write(&spec, &open).unwrap();
+    let (v, _) = run_in(dir, Some("w.md"), None, 4, &flags);
+    for key in ["carry_forward", "fresh_eyes", "rounds", "allow_deferred"] {
+        assert!(!v[key].is_null(), "{key} missing");
+    }
+    assert!(
+        !v["carry_forward"]["contested"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    let errors: Vec<String> = validator
+        .iter_errors(&v)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}
