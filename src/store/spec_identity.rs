@@ -118,9 +118,10 @@ pub fn resolve(
         return found(i, MatchedBy::Content);
     }
     let mut best: Option<(usize, f64)> = None;
-    for (i, r) in records.iter().enumerate().filter(|(_, r)| movable(r)) {
+    for (i, r) in records.iter().enumerate() {
         let o = overlap(&r.sections, sections);
-        if o >= SECTION_OVERLAP && best.is_none_or(|(_, b)| o > b) {
+        // `movable` may touch the disk: ask it last.
+        if o >= SECTION_OVERLAP && best.is_none_or(|(_, b)| o > b) && movable(r) {
             best = Some((i, o));
         }
     }
