@@ -123,6 +123,29 @@ pub trait FinalBoss: Send + Sync {
     ) -> BoxFuture<'a, RoleResult<FinalBossReview>>;
 }
 
+/// What a fresh-eyes reviewer returns: findings, clarifying questions and
+/// an assessment (the recommendation follows from them).
+pub type FreshEyesOutput = (
+    Vec<crate::fresh_eyes::FreshEyesFinding>,
+    Vec<crate::fresh_eyes::ClarifyingQuestion>,
+    String,
+);
+
+/// The fresh-eyes gate answered by a model (the overviewer seed). It sees
+/// only the spec, plus the author's answers in its second round. Without
+/// one, the offline reviewer answers the gate.
+pub trait FreshEyesReviewer: Send + Sync {
+    fn model(&self) -> &str;
+
+    /// `answers` is empty in round 1; in round 2 it holds the author's
+    /// answers to the questions of round 1.
+    fn review<'a>(
+        &'a self,
+        spec: &'a Spec,
+        answers: &'a str,
+    ) -> BoxFuture<'a, RoleResult<FreshEyesOutput>>;
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum FinalBossVerdict {

@@ -58,6 +58,21 @@ async fn run(
     rounds: u8,
     respond: impl Fn(&CompletionRequest) -> String + Send + Sync + Clone + 'static,
 ) -> Verdict {
+    run_with(
+        RunOptions {
+            adversaries: vec!["paranoid_security".into()],
+            rounds,
+            ..RunOptions::default()
+        },
+        respond,
+    )
+    .await
+}
+
+async fn run_with(
+    options: RunOptions,
+    respond: impl Fn(&CompletionRequest) -> String + Send + Sync + Clone + 'static,
+) -> Verdict {
     let k = ProviderKind::OpenAiCompatible;
     let settings = ModelSettings {
         attack: ModelName::new(k, "attacker"),
@@ -68,11 +83,7 @@ async fn run(
     let g = ModelRun::new(settings)
         .gauntlet_with(
             Arc::new(Catalog::builtin().unwrap()),
-            RunOptions {
-                adversaries: vec!["paranoid_security".into()],
-                rounds,
-                ..RunOptions::default()
-            },
+            options,
             false,
             &SystemProbe,
             &mut |m, _| {
@@ -244,4 +255,63 @@ async fn second_round_token_cost_on_a_dev_spec() {
         let calls: u64 = v.stats.models.values().map(|m| m.calls).sum();
         println!("rounds={rounds}: {calls} calls, {tokens} tokens ({path})");
     }
+}
+
+#[tokio::test]
+async fn fresh_eyes_on_a_model_uses_the_overviewer_prompt_and_revises_on_a_question() {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let s = seen.clone();
+    let options = RunOptions {
+        adversaries: vec!["paranoid_security".into()],
+        fresh_eyes: true,
+        ..RunOptions::default()
+    };
+    let v = run_with(options.clone(), move |r| {
+        if is_attack(r) {
+            concerns(&[])
+        } else if r.prompt.contains("You are a fresh reader") {
+            s.lock().unwrap().push(r.prompt.clone());
+            r#"{"findings": [{"severity": "low", "title": "Naming", "description": "d", "lines": [5]}],
+                "clarifying_questions": [{"question": "Who may upload?", "context": "line 5", "impact": "authz",
+                  "options": [{"label": "Anyone", "description": "public"}], "lines": [5, 99]}],
+                "assessment": "thin", "recommendation": "APPROVE"}"#
+                .to_string()
+        } else {
+            votes(r, &|_| false)
+        }
+    })
+    .await;
+    let prompts = seen.lock().unwrap();
+    assert_eq!(prompts.len(), 1);
+    assert!(prompts[0].contains("Could an engineer follow this spec literally"));
+    assert!(prompts[0].contains("0005|The API stores uploads."));
+    let fe = v.memory.fresh_eyes.as_ref().unwrap();
+    // The model said APPROVE, but an open question means REVISE.
+    assert_eq!(fe.recommendation.as_str(), "REVISE");
+    assert_eq!(fe.clarifying_questions[0].id, "OQ1");
+    assert_eq!(fe.clarifying_questions[0].lines, vec![5]);
+    assert_eq!(v.verdict.as_str(), "revise");
+    assert!(v.stats.models.keys().any(|k| k.starts_with("fresh_eyes:")));
+
+    // Nothing open and nothing high: APPROVE, and the run passes.
+    let v = run_with(options, |r| {
+        if is_attack(r) {
+            concerns(&[])
+        } else if r.prompt.contains("You are a fresh reader") {
+            r#"{"findings": [], "clarifying_questions": [], "assessment": "fine"}"#.to_string()
+        } else {
+            votes(r, &|_| false)
+        }
+    })
+    .await;
+    assert_eq!(
+        v.memory
+            .fresh_eyes
+            .as_ref()
+            .unwrap()
+            .recommendation
+            .as_str(),
+        "APPROVE"
+    );
+    assert_eq!(v.verdict.as_str(), "pass");
 }

@@ -75,6 +75,8 @@ pub struct Gauntlet {
     pub evaluators: Vec<Arc<dyn Evaluator>>,
     /// `Some` runs the final boss.
     pub final_boss: Option<Arc<dyn FinalBoss>>,
+    /// The model for `--fresh-eyes`; `None` is the offline reviewer.
+    pub fresh_eyes: Option<Arc<dyn crate::roles::FreshEyesReviewer>>,
     pub options: RunOptions,
 }
 
@@ -98,6 +100,7 @@ impl Gauntlet {
                     catalog: catalog.clone(),
                 }) as Arc<dyn FinalBoss>
             }),
+            fresh_eyes: None,
             catalog,
             options,
         }
@@ -135,7 +138,7 @@ impl Gauntlet {
             self.adjudicate(&mut run, &challenged).await;
         }
         let final_review = self.final_boss(&mut run).await;
-        let fresh = self.fresh_eyes(&mut run);
+        let fresh = self.fresh_eyes(&mut run).await;
         self.verdict(run, &personas, final_review, fresh)
     }
 

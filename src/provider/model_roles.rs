@@ -429,3 +429,45 @@ impl FinalBoss for ModelFinalBoss {
         })
     }
 }
+
+/// The fresh-eyes gate on a model, with the overviewer prompt.
+pub struct ModelFreshEyes {
+    pub client: ModelClient,
+}
+
+impl crate::roles::FreshEyesReviewer for ModelFreshEyes {
+    fn model(&self) -> &str {
+        self.client.model()
+    }
+
+    fn review<'a>(
+        &'a self,
+        spec: &'a Spec,
+        answers: &'a str,
+    ) -> BoxFuture<'a, RoleResult<crate::roles::FreshEyesOutput>> {
+        Box::pin(async move {
+            let answers = if answers.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "This is your second look. The author answered your earlier questions:\n{answers}\nCheck whether the answers and the spec settle them."
+                )
+            };
+            let prompt = prompts::fill(
+                prompts::FRESH_EYES,
+                &[
+                    ("answers", &answers),
+                    ("spec", &prompts::numbered_spec(spec)),
+                ],
+            );
+            ask(
+                &self.client,
+                "fresh-eyes",
+                prompt,
+                prompts::FRESH_EYES_FORMAT,
+                |t| parse::parse_fresh_eyes(t, spec.lines.len()),
+            )
+            .await
+        })
+    }
+}

@@ -12,6 +12,8 @@ pub const ADJUDICATE: &str = include_str!("../../prompts/adjudicate.md");
 pub const FINAL_BOSS: &str = include_str!("../../prompts/final_boss.md");
 pub const REPAIR: &str = include_str!("../../prompts/repair.md");
 pub const ROUND: &str = include_str!("../../prompts/round.md");
+pub const FRESH_EYES: &str = include_str!("../../prompts/fresh_eyes.md");
+pub const FRESH_EYES_FORMAT: &str = r#"{"findings": [{"id": "OF1", "severity": "high|medium|low", "title": "...", "description": "...", "lines": [12]}], "clarifying_questions": [{"id": "OQ1", "question": "...", "context": "...", "impact": "...", "options": [{"label": "...", "description": "..."}], "lines": [12]}], "assessment": "..."}"#;
 
 /// The reply formats the repair request repeats.
 pub const ATTACK_FORMAT: &str = r#"{"concerns": [{"title": "...", "detail": "...", "severity": "high|medium|low", "lines": [12, 14]}]}"#;
