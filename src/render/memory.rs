@@ -108,7 +108,16 @@ pub fn text_sections(v: &Verdict, out: &mut dyn Write, style: Style) -> io::Resu
             )?;
         }
     }
-    if let Some(cf) = &v.memory.carry_forward {
+    if let Some(cf) = &v.memory.carry_forward
+        && cf.previous_runs == 0
+    {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "First run on `{}`: its concerns are remembered for the next run.",
+            quote(&cf.spec_key)
+        )?;
+    } else if let Some(cf) = &v.memory.carry_forward {
         writeln!(out)?;
         writeln!(
             out,
@@ -305,6 +314,7 @@ pub fn markdown_sections(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out)?;
     }
     if let Some(cf) = &v.memory.carry_forward
+        && cf.previous_runs > 0
         && (!cf.concerns.is_empty() || !cf.resolved.is_empty())
     {
         writeln!(out, "### Since the last run")?;
