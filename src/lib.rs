@@ -43,6 +43,7 @@ pub mod review_report;
 pub mod roles;
 pub mod rounds;
 pub mod rule;
+pub mod run_args;
 pub mod spec;
 pub mod stats;
 pub mod store;
