@@ -603,3 +603,30 @@ fn a_verdict_with_every_memory_field_matches_the_schema() {
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_history_is_never_written_through() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::create_dir_all(dir.join("store")).unwrap();
+    let victim = dir.join("victim.json");
+    let original = br#"{"format_version": 1, "specs": [], "concerns": []}"#;
+    std::fs::write(&victim, original).unwrap();
+    std::os::unix::fs::symlink(&victim, dir.join("store/concern_history.json")).unwrap();
+    let out = gauntlet()
+        .cwd(dir)
+        .args(["--quiet", "--store-dir"])
+        .path(&dir.join("store"))
+        .stdin(GAP)
+        .run()
+        .code(3);
+    assert!(out.stderr.contains("symbolic link"), "{}", out.stderr);
+    assert_eq!(std::fs::read(&victim).unwrap(), original);
+    assert!(
+        std::fs::symlink_metadata(dir.join("store/concern_history.json"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}

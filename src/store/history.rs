@@ -132,10 +132,12 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<HistoryFile, StoreError> {
 /// Writes the history atomically; refuses to replace a symlink.
 pub fn save(path: &Path, file: &HistoryFile) -> Result<(), StoreError> {
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(StoreError::Invalid(format!(
-            "{} is a symbolic link; the store never writes through one (move it away)",
-            path.display()
-        )));
+        return Err(StoreError::Write {
+            file: path.display().to_string(),
+            source: std::io::Error::other(
+                "it is a symbolic link, and the store never writes through one (move it away)",
+            ),
+        });
     }
     let bytes = serde_json::to_vec_pretty(file).expect("history serializes");
     super::lock::write_file(path, &bytes)
