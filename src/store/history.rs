@@ -385,3 +385,131 @@ pub fn problems(file: &HistoryFile) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::concern::RawConcern;
+    use crate::verdict::{Models, Outcome, SpecInfo, ToolInfo};
+
+    fn t(day: u32) -> DateTime<Utc> {
+        crate::store::location::parse_time(&format!("2026-02-{day:02}")).unwrap()
+    }
+
+    fn concern(title: &str, status: Status) -> Concern {
+        let mut c = Concern::from_raw(
+            "burned_oncall",
+            "BURN",
+            RawConcern {
+                title: title.into(),
+                detail: "d".into(),
+                severity: Severity::High,
+                lines: None,
+                rule: None,
+                section: None,
+                subject: vec![],
+            },
+        );
+        c.status = status;
+        c
+    }
+
+    fn verdict(concerns: Vec<Concern>) -> Verdict {
+        Verdict {
+            schema_version: 1,
+            tool: ToolInfo {
+                name: "gauntlet".into(),
+                version: "0".into(),
+            },
+            spec: SpecInfo {
+                path: None,
+                sha256: "x".into(),
+                bytes: 1,
+                lines: 1,
+                title: None,
+            },
+            verdict: Outcome::Pass,
+            fail_on: Severity::Low,
+            adversaries: vec!["burned_oncall".into()],
+            models: Models {
+                attack: vec![],
+                eval: vec![],
+                final_boss: None,
+            },
+            concerns,
+            final_boss: None,
+            stats: Default::default(),
+            warnings: vec![],
+            memory: Default::default(),
+        }
+    }
+
+    #[test]
+    fn dismissed_accepted_dismissed_is_contested_and_labels_ignore_order() {
+        let spec = Spec::parse(None, "# Quota spec\n\nText.\n".into());
+        let mut file = HistoryFile::default();
+        let a = |s| concern("No quota on uploads", s);
+        let b = |s| concern("No timeout on billing", s);
+        let cf = apply(
+            &mut file,
+            &spec,
+            &verdict(vec![a(Status::Dismissed), b(Status::Accepted)]),
+            t(1),
+        );
+        assert_eq!(cf.concerns.len(), 1);
+        assert_eq!(cf.concerns[0].state, CarryState::New);
+        // Order of the verdict's concerns does not matter.
+        let mut other = file.clone();
+        let x = apply(
+            &mut file,
+            &spec,
+            &verdict(vec![a(Status::Accepted), b(Status::Accepted)]),
+            t(2),
+        );
+        let y = apply(
+            &mut other,
+            &spec,
+            &verdict(vec![b(Status::Accepted), a(Status::Accepted)]),
+            t(2),
+        );
+        assert_eq!(x, y);
+        assert_eq!(file, other);
+        // Dismissed → accepted is one flip: `new` (it never required
+        // revision before), not contested yet.
+        let id_a = a(Status::Raised).id;
+        assert_eq!(x.state_of(&id_a).unwrap().state, CarryState::New);
+        assert!(x.contested.is_empty());
+        // Accepted → dismissed: resolved since last run, and two flips.
+        let z = apply(
+            &mut file,
+            &spec,
+            &verdict(vec![a(Status::Dismissed), b(Status::Accepted)]),
+            t(3),
+        );
+        assert_eq!(z.resolved.len(), 1);
+        assert_eq!(z.resolved[0].id, id_a);
+        assert_eq!(z.contested.len(), 1);
+        assert_eq!(z.contested[0].flips, 2);
+        let id_b = b(Status::Raised).id;
+        let still = z.state_of(&id_b).unwrap();
+        assert_eq!((still.state, still.open_runs), (CarryState::StillOpen, 3));
+        assert_eq!(still.open_since, Some(t(1)));
+        assert_eq!(z.previous_runs, 2);
+        assert!(problems(&file).is_empty(), "{:?}", problems(&file));
+    }
+
+    #[test]
+    fn parse_rejects_other_versions_and_garbage() {
+        let p = Path::new("h.json");
+        assert!(matches!(
+            parse(br#"{"format_version": 2, "specs": []}"#, p),
+            Err(StoreError::UnknownVersion { .. })
+        ));
+        assert!(matches!(
+            parse(b"{\"specs\": ", p),
+            Err(StoreError::Corrupt { .. })
+        ));
+        let ok = serde_json::to_vec(&HistoryFile::default()).unwrap();
+        assert_eq!(parse(&ok, p).unwrap(), HistoryFile::default());
+    }
+}
