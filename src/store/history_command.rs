@@ -8,6 +8,7 @@ use super::args::{ListFormat, LocationArgs};
 use super::history::{self, Timeline};
 use crate::carry_forward::{flips, is_contested};
 use crate::error::{Error, RunError};
+use crate::render::memory::quote;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -28,19 +29,6 @@ pub struct HistoryArgs {
 
     #[command(flatten)]
     pub location: LocationArgs,
-}
-
-/// Control characters in untrusted text, shown escaped.
-fn quote(s: &str) -> String {
-    s.chars()
-        .flat_map(|c| {
-            if c.is_control() {
-                c.escape_default().collect::<Vec<_>>()
-            } else {
-                vec![c]
-            }
-        })
-        .collect()
 }
 
 fn io(e: std::io::Error) -> Error {
