@@ -175,6 +175,16 @@ fn carry_forward_new_still_open_resolved_reopened_contested() {
         .json();
     assert_eq!(hj["runs"], 5);
     assert_eq!(hj["concerns"][0]["contested"], true);
+    // Piped, the same content finds the same history.
+    let piped = gauntlet()
+        .cwd(dir)
+        .args(["history", "--format", "json", "--store-dir"])
+        .path(&dir.join("store"))
+        .stdin(GAP)
+        .run()
+        .json();
+    assert_eq!(piped["spec_key"], "widgets.md");
+    assert_eq!(piped["matched_by"], "content");
 
     // The store check knows the new file.
     let check = gauntlet()

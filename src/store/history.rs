@@ -139,8 +139,32 @@ pub fn save(path: &Path, file: &HistoryFile) -> Result<(), StoreError> {
             ),
         });
     }
-    let bytes = serde_json::to_vec_pretty(file).expect("history serializes");
-    super::lock::write_file(path, &bytes)
+    super::lock::write_file(path, &to_bytes(file))
+}
+
+/// One spec or timeline per line: readable with `grep`, a fraction of the
+/// size of pretty-printed JSON, and still one JSON document.
+pub fn to_bytes(file: &HistoryFile) -> Vec<u8> {
+    fn list<T: Serialize>(out: &mut Vec<u8>, items: &[T]) {
+        for (i, x) in items.iter().enumerate() {
+            out.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
+            serde_json::to_writer(&mut *out, x).expect("history serializes");
+        }
+        out.extend_from_slice(b"\n");
+    }
+    let mut out = Vec::with_capacity(file.concerns.len() * 300 + 256);
+    out.extend_from_slice(
+        format!(
+            "{{\n\"format_version\": {},\n\"specs\": [",
+            file.format_version
+        )
+        .as_bytes(),
+    );
+    list(&mut out, &file.specs);
+    out.extend_from_slice(b"],\n\"concerns\": [");
+    list(&mut out, &file.concerns);
+    out.extend_from_slice(b"]\n}\n");
+    out
 }
 
 /// A concern's outcome in this run, or `None` when it tells nothing.
@@ -496,6 +520,8 @@ mod tests {
         assert_eq!(still.open_since, Some(t(1)));
         assert_eq!(z.previous_runs, 2);
         assert!(problems(&file).is_empty(), "{:?}", problems(&file));
+        // What is written reads back the same.
+        assert_eq!(parse(&to_bytes(&file), Path::new("h")).unwrap(), file);
     }
 
     #[test]
@@ -509,7 +535,7 @@ mod tests {
             parse(b"{\"specs\": ", p),
             Err(StoreError::Corrupt { .. })
         ));
-        let ok = serde_json::to_vec(&HistoryFile::default()).unwrap();
+        let ok = to_bytes(&HistoryFile::default());
         assert_eq!(parse(&ok, p).unwrap(), HistoryFile::default());
     }
 }
