@@ -154,6 +154,32 @@ fn carry_forward_new_still_open_resolved_reopened_contested() {
             .contains(&format!("{id} still open since 2026-01-07 (2 runs)"))
     );
 
+    let md = gauntlet()
+        .cwd(dir)
+        .arg("--personas-dir")
+        .path(&fixture("personas"))
+        .args(["--adversaries", "lazy_developer", "--quiet", "--no-report"])
+        .args([
+            "--format",
+            "markdown",
+            "--now",
+            "2026-01-09T00:00:00Z",
+            "--store-dir",
+        ])
+        .path(&dir.join("store"))
+        .arg("widgets.md")
+        .run();
+    let warn = md
+        .stdout
+        .find("**Contested across runs**")
+        .expect("contested");
+    assert!(
+        warn < md
+            .stdout
+            .find("### Concerns that require revision")
+            .unwrap()
+    );
+
     // `gauntlet history` shows the timeline.
     let h = gauntlet()
         .cwd(dir)
@@ -163,7 +189,7 @@ fn carry_forward_new_still_open_resolved_reopened_contested() {
         .code(0);
     assert!(h.stdout.contains("CONTESTED (2 flips)"), "{}", h.stdout);
     assert!(
-        h.stdout.contains("2026-01-01 open → 2026-01-03 open → 2026-01-05 resolved → 2026-01-07 open → 2026-01-09 open"),
+        h.stdout.contains("2026-01-01 open → 2026-01-03 open → 2026-01-05 resolved → 2026-01-07 open → 2026-01-09 open → 2026-01-09 open"),
         "{}",
         h.stdout
     );
@@ -173,7 +199,7 @@ fn carry_forward_new_still_open_resolved_reopened_contested() {
         .path(&dir.join("store"))
         .run()
         .json();
-    assert_eq!(hj["runs"], 5);
+    assert_eq!(hj["runs"], 6);
     assert_eq!(hj["concerns"][0]["contested"], true);
     // Piped, the same content finds the same history.
     let piped = gauntlet()
