@@ -317,3 +317,34 @@ async fn fresh_eyes_on_a_model_uses_the_overviewer_prompt_and_revises_on_a_quest
     );
     assert_eq!(v.verdict.as_str(), "pass");
 }
+
+#[test]
+fn the_dry_run_plan_counts_every_round_and_the_fresh_eyes_call() {
+    use gauntlet::provider::plan::Plan;
+    let k = ProviderKind::OpenAiCompatible;
+    let settings = ModelSettings {
+        attack: ModelName::new(k, "attacker"),
+        eval: vec![ModelName::new(k, "judge")],
+        final_boss: ModelName::new(k, "boss"),
+        ..ModelSettings::offline()
+    };
+    let catalog = Catalog::builtin().unwrap();
+    let spec = Spec::parse(None, SPEC.into());
+    let calls = |options: &RunOptions, phase: &str| {
+        Plan::estimate(&settings, &catalog, options, false, &spec)
+            .phases
+            .iter()
+            .find(|p| p.phase == phase)
+            .map(|p| p.calls)
+    };
+    let one = RunOptions::default();
+    let three = RunOptions {
+        rounds: 3,
+        fresh_eyes: true,
+        ..RunOptions::default()
+    };
+    assert_eq!(calls(&one, "attack"), Some(5));
+    assert_eq!(calls(&three, "attack"), Some(15));
+    assert_eq!(calls(&one, "fresh_eyes"), None);
+    assert_eq!(calls(&three, "fresh_eyes"), Some(1));
+}
