@@ -215,6 +215,9 @@ pub struct Concern {
     pub rule: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub subject: Vec<String>,
+    /// The evaluators' votes were split (not unanimous): worth a deeper look.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub contested_vote: bool,
 }
 
 impl Concern {
@@ -241,6 +244,7 @@ impl Concern {
             section: raw.section,
             rule: raw.rule,
             subject: raw.subject,
+            contested_vote: false,
         }
     }
 

@@ -37,6 +37,13 @@ impl Config {
                 batch_size: args.batch_size as usize,
                 rebuttals: !args.no_rebuttals,
                 fail_on: args.fail_on.into(),
+                allow_deferred: args.allow_deferred,
+                fresh_eyes: args.fresh_eyes,
+                rounds: args.rounds,
+                responses: match &args.responses {
+                    Some(p) => crate::responses::Responses::load(p).map_err(UsageError::Invalid)?,
+                    None => Default::default(),
+                },
             },
             final_boss: args.final_boss || args.final_boss_model.is_some(),
             models: crate::provider::ModelRun::from_args(args)?,

@@ -73,6 +73,7 @@ pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
         s.duration_ms.total
     )?;
     writeln!(out)?;
+    super::memory::markdown_top(v, out)?;
     let surviving = v.surviving();
     if !surviving.is_empty() {
         writeln!(out, "### Concerns that require revision")?;
@@ -277,6 +278,7 @@ pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
         }
         writeln!(out)?;
     }
+    super::memory::markdown_sections(v, out)?;
     for w in &v.warnings {
         writeln!(out, "> ⚠️ {}", cell(w))?;
         // A blank line after each: a following line would join the quote.
@@ -469,6 +471,7 @@ mod tests {
             }),
             stats,
             warnings: vec!["evaluator offline/strict failed on batch 2".into()],
+            memory: Default::default(),
         }
     }
 

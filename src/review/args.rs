@@ -177,6 +177,10 @@ mod tests {
             "max_concurrency" => &["--max-concurrency", "3"],
             "deadline" => &["--deadline", "60"],
             "offline" => &["--offline"],
+            "allow_deferred" => &["--allow-deferred"],
+            "fresh_eyes" => &["--fresh-eyes"],
+            "rounds" => &["--rounds", "2"],
+            "responses" => &["--responses", "answers.json"],
             other => panic!("add a sample value for the shared flag `{other}` to this test"),
         }
     }
