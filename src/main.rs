@@ -88,6 +88,7 @@ fn machine_output(cli: &gauntlet::cli::Cli) -> bool {
                 ..
             }
         ),
+        Some(Command::History(h)) => h.format == ListFormat::Json,
         Some(Command::Runs(r)) => matches!(
             r.command,
             RunsCommand::List {
