@@ -73,13 +73,15 @@ impl ModelClient {
     pub async fn call(&self, label: &str, request: CompletionRequest) -> CallOutcome {
         let secrets = self.settings.secrets.as_slice();
         let system = redact_with(&request.system, secrets);
+        let context = redact_with(&request.context, secrets);
         let prompt = redact_with(&request.prompt, secrets);
-        let n = system.count + prompt.count;
+        let n = system.count + context.count + prompt.count;
         if n > 0 {
             self.settings.redacted.fetch_add(n, Ordering::Relaxed);
         }
         let request = CompletionRequest {
             system: system.text,
+            context: context.text,
             prompt: prompt.text,
             ..request
         };
@@ -101,13 +103,21 @@ impl ModelClient {
                     }
                     timeout = timeout.min(left);
                 }
+                // The message names the timeout the user set (`--timeout`),
+                // whichever layer noticed it first: ours, or the HTTP
+                // client's own, which knows no seconds.
+                let timed_out = ProviderError::Timeout {
+                    secs: s.timeout.as_secs().max(1),
+                };
                 match tokio::time::timeout(timeout, self.provider.complete(request)).await {
                     Ok(Ok(c)) if c.text.trim().is_empty() => Err(ProviderError::Empty),
+                    Ok(Err(ProviderError::Timeout { .. })) if timeout < s.timeout => {
+                        Err(ProviderError::Deadline)
+                    }
+                    Ok(Err(ProviderError::Timeout { .. })) => Err(timed_out),
                     Ok(r) => r,
                     Err(_) if timeout < s.timeout => Err(ProviderError::Deadline),
-                    Err(_) => Err(ProviderError::Timeout {
-                        secs: timeout.as_secs().max(1),
-                    }),
+                    Err(_) => Err(timed_out),
                 }
             }
         })
@@ -148,7 +158,7 @@ mod tests {
         CompletionRequest {
             system: "sys".into(),
             prompt: prompt.into(),
-            max_tokens: None,
+            ..CompletionRequest::default()
         }
     }
 
@@ -206,6 +216,39 @@ mod tests {
         assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
         assert!(fake.calls() <= 1);
         assert_eq!(out.usage.calls, 1);
+    }
+
+    #[tokio::test]
+    async fn a_timeout_names_the_configured_seconds() {
+        // The provider's own timeout knows no seconds (litellm says 0).
+        let fake = Arc::new(FakeProvider::new("fake/m", |_| {
+            Err(ProviderError::Timeout { secs: 0 })
+        }));
+        let settings = CallSettings {
+            timeout: Duration::from_secs(2),
+            retry: RetryPolicy {
+                max_retries: 0,
+                ..RetryPolicy::default()
+            },
+            ..CallSettings::default()
+        };
+        let out = client(fake, 1, settings).call("t", req("x")).await;
+        let e = out.result.unwrap_err();
+        assert_eq!(e, ProviderError::Timeout { secs: 2 });
+        assert_eq!(e.to_string(), "timed out after 2s");
+    }
+
+    #[tokio::test]
+    async fn the_shared_context_is_redacted_too() {
+        let fake = Arc::new(FakeProvider::new("fake/m", |_| Ok("ok".into())));
+        let c = client(fake.clone(), 1, CallSettings::default());
+        let request = CompletionRequest {
+            context: "api_key = abcdefghijklmnop0123456789\n".into(),
+            ..req("x")
+        };
+        c.call("t", request).await.result.unwrap();
+        let seen = fake.received.lock().unwrap()[0].context.clone();
+        assert!(!seen.contains("abcdefghijklmnop0123456789"), "{seen}");
     }
 
     #[tokio::test]

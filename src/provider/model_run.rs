@@ -7,6 +7,7 @@
 use super::cli::CliProvider;
 use super::client::{CallSettings, ModelClient};
 use super::completion::Provider;
+use super::http_chat::HttpChatProvider;
 use super::litellm::LitellmProvider;
 use super::model_name::ModelName;
 use super::model_roles::{ModelAttacker, ModelEvaluator, ModelFinalBoss};
@@ -32,6 +33,21 @@ use tokio::sync::Semaphore;
 /// Makes the provider for a model name (real ones, or fakes in tests).
 pub type MakeProvider<'a> =
     dyn FnMut(&ModelName, &dyn Probe) -> Result<Arc<dyn Provider>, UsageError> + 'a;
+
+/// The provider for an API model: our own HTTP calls for the OpenAI and
+/// Anthropic wire formats (`http_chat.rs`: Retry-After, cache control),
+/// litellm-rs for the others (Gemini, Ollama).
+pub fn api_provider(
+    m: &ModelName,
+    key: Option<String>,
+    base: Option<String>,
+    timeout_secs: u64,
+) -> Arc<dyn Provider> {
+    match HttpChatProvider::new(m, key.clone(), base.clone()) {
+        Some(p) => Arc::new(p),
+        None => Arc::new(LitellmProvider::new(m, key, base, timeout_secs)),
+    }
+}
 
 /// The model side of a run: settings plus what the run accumulates.
 #[derive(Clone)]
@@ -193,12 +209,7 @@ impl ModelRun {
                 None => None,
             };
         let base = self.settings.base_url(m.kind, probe)?;
-        Ok(Arc::new(LitellmProvider::new(
-            m,
-            key,
-            base,
-            self.settings.timeout.as_secs(),
-        )))
+        Ok(api_provider(m, key, base, self.settings.timeout.as_secs()))
     }
 
     /// Runs the pipeline on a tokio runtime; offline runs never come here.
