@@ -21,7 +21,7 @@ set +e
 env -u GAUNTLET_OFFLINE "$bin" --no-store --format json \
   --attack-model openai-compatible/mock \
   --eval-models openai-compatible/mock-a,openai-compatible/mock-b \
-  --api-base "http://127.0.0.1:$port/v1" "$spec" >"$tmp/verdict.json" 2>"$tmp/stderr"
+  --api-base "http://127.0.0.1:$port/v1" ${EXTRA_ARGS:-} "$spec" >"$tmp/verdict.json" 2>"$tmp/stderr"
 code=$?
 set -e
 end=$(date +%s.%N)

@@ -441,9 +441,9 @@ async fn secrets_never_reach_the_server() {
     }
     // Three secrets in every prompt that carries the whole spec (rebuttals
     // carry only the lines they cite, far from the secrets).
-    let with_spec = bodies.iter().filter(|b| b.contains("SPEC START")).count();
+    let with_spec = bodies.iter().filter(|b| b.contains("=== SPEC START ===")).count();
     assert_eq!(with_spec, 4, "2 attacks, 1 evaluation, 1 adjudication");
-    for b in bodies.iter().filter(|b| b.contains("SPEC START")) {
+    for b in bodies.iter().filter(|b| b.contains("=== SPEC START ===")) {
         assert!(b.contains("[REDACTED_API_KEY]"));
     }
     assert_eq!(run.redacted(), 3 * with_spec);
@@ -532,7 +532,7 @@ async fn rebuttals_get_the_cited_lines_not_the_whole_spec() {
         .collect();
     assert_eq!(rebuttals.len(), 2, "one per adversary");
     for r in &rebuttals {
-        assert!(!r.prompt.contains("SPEC START"));
+        assert!(!r.prompt.contains("=== SPEC START ==="));
         assert!(!r.prompt.contains("zebra migrations"), "{}", r.prompt);
         // The concern's line 7, the dismissal, and the section heading.
         assert!(r.prompt.contains("0007|Events are stored in Postgres"), "{}", r.prompt);
@@ -682,4 +682,34 @@ async fn attack_items_without_title_or_detail_are_repaired_then_fail() {
     );
     // Never a quiet pass.
     assert_eq!(v.verdict, Outcome::Incomplete);
+}
+
+/// The upstream gap (docs/litellm-retry-after.md): litellm-rs 0.9.0's
+/// OpenAI-compatible chat path drops the `Retry-After` header of a 429,
+/// which is why `openai-compatible/` runs through our own HTTP calls. When
+/// this test fails, litellm has fixed it and the workaround can be revisited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn litellm_0_9_drops_retry_after_but_our_http_path_sees_it() {
+    use gauntlet::provider::litellm::LitellmProvider;
+    use gauntlet::provider::{CompletionRequest, Provider, ProviderError};
+    let server = MockServer::start(Api::OpenAi, |_, _| Reply::Raw {
+        status: 429,
+        headers: vec![("retry-after".into(), "4".into())],
+        body: r#"{"error": {"message": "slow down", "type": "rate_limit"}}"#.into(),
+    })
+    .await;
+    let name = ModelName::new(ProviderKind::OpenAiCompatible, "m");
+    let request = CompletionRequest {
+        prompt: "hi".into(),
+        ..CompletionRequest::default()
+    };
+    let litellm = LitellmProvider::new(&name, None, Some(server.base.clone()), 5);
+    let e = litellm.complete(&request).await.unwrap_err();
+    assert!(
+        matches!(e, ProviderError::RateLimited { retry_after: None, .. }),
+        "{e:?}"
+    );
+    let ours = api_provider(&name, None, Some(server.base.clone()), 5);
+    let e = ours.complete(&request).await.unwrap_err();
+    assert_eq!(e.retry_after(), Some(Duration::from_secs(4)), "{e:?}");
 }
