@@ -441,7 +441,10 @@ async fn secrets_never_reach_the_server() {
     }
     // Three secrets in every prompt that carries the whole spec (rebuttals
     // carry only the lines they cite, far from the secrets).
-    let with_spec = bodies.iter().filter(|b| b.contains("=== SPEC START ===")).count();
+    let with_spec = bodies
+        .iter()
+        .filter(|b| b.contains("=== SPEC START ==="))
+        .count();
     assert_eq!(with_spec, 4, "2 attacks, 1 evaluation, 1 adjudication");
     for b in bodies.iter().filter(|b| b.contains("=== SPEC START ===")) {
         assert!(b.contains("[REDACTED_API_KEY]"));
@@ -512,7 +515,11 @@ async fn prompts_are_cache_first_with_one_identical_prefix() {
     // system text and the spec.
     let spec_chars = with_spec[0].system.chars().count() + first.chars().count();
     for r in &with_spec[1..] {
-        assert!(r.shared_prefix >= spec_chars, "{} < {spec_chars}", r.shared_prefix);
+        assert!(
+            r.shared_prefix >= spec_chars,
+            "{} < {spec_chars}",
+            r.shared_prefix
+        );
     }
 }
 
@@ -535,15 +542,18 @@ async fn rebuttals_get_the_cited_lines_not_the_whole_spec() {
         assert!(!r.prompt.contains("=== SPEC START ==="));
         assert!(!r.prompt.contains("zebra migrations"), "{}", r.prompt);
         // The concern's line 7, the dismissal, and the section heading.
-        assert!(r.prompt.contains("0007|Events are stored in Postgres"), "{}", r.prompt);
+        assert!(
+            r.prompt.contains("0007|Events are stored in Postgres"),
+            "{}",
+            r.prompt
+        );
         assert!(r.prompt.contains("0003|## Design"), "{}", r.prompt);
         assert!(r.prompt.contains("see line 7"), "the dismissal reasoning");
     }
     // The attackers did see the whole spec.
-    assert!(
-        reqs.iter()
-            .any(|r| mock_llm::kind(&r.prompt) == Kind::Attack && r.prompt.contains("zebra migrations"))
-    );
+    assert!(reqs.iter().any(
+        |r| mock_llm::kind(&r.prompt) == Kind::Attack && r.prompt.contains("zebra migrations")
+    ));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -568,7 +578,10 @@ async fn adjudication_is_one_call_for_all_challenges() {
         .filter(|r| mock_llm::kind(&r.prompt) == Kind::Adjudicate)
         .collect();
     assert_eq!(adjudications.len(), 1);
-    assert_eq!(mock_llm::adjudication_concerns(&adjudications[0].prompt).len(), 2);
+    assert_eq!(
+        mock_llm::adjudication_concerns(&adjudications[0].prompt).len(),
+        2
+    );
     assert_eq!(v.stats.rebuttal.challenges, 2);
     assert_eq!(v.stats.rebuttal.sustained, 2);
     for t in ["paranoid_security false alarm", "burned_oncall false alarm"] {
@@ -610,7 +623,11 @@ async fn cached_input_tokens_are_counted() {
         assert_eq!(cached, reported);
         if api == Api::Anthropic {
             // Anthropic's input_tokens leaves the cached part out; ours has it.
-            let bodies: u64 = server.requests().iter().map(|r| (r.body.len() / 4) as u64).sum();
+            let bodies: u64 = server
+                .requests()
+                .iter()
+                .map(|r| (r.body.len() / 4) as u64)
+                .sum();
             assert_eq!(input, bodies);
             // The spec block carries the cache breakpoint.
             let b: serde_json::Value = serde_json::from_str(&server.requests()[0].body).unwrap();
@@ -641,12 +658,24 @@ async fn same_title_model_concerns_keep_distinct_ids() {
     let (v, _) = run_with(&server, ProviderKind::OpenAiCompatible, SPEC, |_| {}).await;
     // Per adversary: the two different details survive under distinct ids;
     // the true repeat (same detail) merges, widening the lines.
-    assert_eq!(v.concerns.len(), 4, "{:?}", v.concerns.iter().map(|c| (&c.id, &c.detail)).collect::<Vec<_>>());
+    assert_eq!(
+        v.concerns.len(),
+        4,
+        "{:?}",
+        v.concerns
+            .iter()
+            .map(|c| (&c.id, &c.detail))
+            .collect::<Vec<_>>()
+    );
     let mut ids: Vec<&str> = v.concerns.iter().map(|c| c.id.as_str()).collect();
     ids.sort();
     ids.dedup();
     assert_eq!(ids.len(), 4);
-    assert!(v.concerns.iter().any(|c| c.detail.contains("Postgres writes")));
+    assert!(
+        v.concerns
+            .iter()
+            .any(|c| c.detail.contains("Postgres writes"))
+    );
     let capped = v
         .concerns
         .iter()
@@ -706,7 +735,13 @@ async fn litellm_0_9_drops_retry_after_but_our_http_path_sees_it() {
     let litellm = LitellmProvider::new(&name, None, Some(server.base.clone()), 5);
     let e = litellm.complete(&request).await.unwrap_err();
     assert!(
-        matches!(e, ProviderError::RateLimited { retry_after: None, .. }),
+        matches!(
+            e,
+            ProviderError::RateLimited {
+                retry_after: None,
+                ..
+            }
+        ),
         "{e:?}"
     );
     let ours = api_provider(&name, None, Some(server.base.clone()), 5);

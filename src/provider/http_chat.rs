@@ -15,9 +15,7 @@
 //! The cached part of the input is read from the reply's usage and priced
 //! at the cached rate.
 
-use super::completion::{
-    Completion, CompletionRequest, Provider, ProviderError, estimate_tokens,
-};
+use super::completion::{Completion, CompletionRequest, Provider, ProviderError, estimate_tokens};
 use super::litellm::{cost, scrub};
 use super::model_name::{ModelName, ProviderKind};
 use crate::stats::Usage;
@@ -174,10 +172,7 @@ impl HttpChatProvider {
         let response = builder.send().await.map_err(|e| transport_error(e, key))?;
         let status = response.status().as_u16();
         let retry_after = retry_after(response.headers());
-        let text = response
-            .text()
-            .await
-            .map_err(|e| transport_error(e, key))?;
+        let text = response.text().await.map_err(|e| transport_error(e, key))?;
         if !(200..300).contains(&status) {
             return Err(status_error(status, retry_after, &text, key));
         }
@@ -373,8 +368,12 @@ mod tests {
 
     #[test]
     fn only_the_simple_wire_formats_are_called_directly() {
-        assert!(HttpChatProvider::new(&ModelName::new(ProviderKind::Gemini, "g"), None, None).is_none());
-        assert!(HttpChatProvider::new(&ModelName::new(ProviderKind::Ollama, "l"), None, None).is_none());
+        assert!(
+            HttpChatProvider::new(&ModelName::new(ProviderKind::Gemini, "g"), None, None).is_none()
+        );
+        assert!(
+            HttpChatProvider::new(&ModelName::new(ProviderKind::Ollama, "l"), None, None).is_none()
+        );
         assert_eq!(
             provider(ProviderKind::OpenAi, "gpt-4o", None).url(),
             "https://api.openai.com/v1/chat/completions"
@@ -384,7 +383,12 @@ mod tests {
             "https://api.anthropic.com/v1/messages"
         );
         assert_eq!(
-            provider(ProviderKind::OpenAiCompatible, "m", Some("http://127.0.0.1:9/v1/")).url(),
+            provider(
+                ProviderKind::OpenAiCompatible,
+                "m",
+                Some("http://127.0.0.1:9/v1/")
+            )
+            .url(),
             "http://127.0.0.1:9/v1/chat/completions"
         );
     }
@@ -432,7 +436,10 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(t, "hi");
-        assert_eq!((u.input_tokens, u.cached_input_tokens, u.output_tokens), (1550, 1500, 7));
+        assert_eq!(
+            (u.input_tokens, u.cached_input_tokens, u.output_tokens),
+            (1550, 1500, 7)
+        );
     }
 
     #[test]
@@ -446,18 +453,31 @@ mod tests {
         let later = (chrono::Utc::now() + chrono::Duration::seconds(30)).to_rfc2822();
         h.insert("retry-after", HeaderValue::from_str(&later).unwrap());
         let d = retry_after(&h).unwrap();
-        assert!(d > Duration::from_secs(25) && d <= Duration::from_secs(30), "{d:?}");
+        assert!(
+            d > Duration::from_secs(25) && d <= Duration::from_secs(30),
+            "{d:?}"
+        );
         h.insert("retry-after", HeaderValue::from_static("soon"));
         assert_eq!(retry_after(&h), None);
     }
 
     #[test]
     fn statuses_map_to_retryable_or_fatal_errors() {
-        let e = status_error(429, Some(Duration::from_secs(2)), r#"{"error": {"message": "slow down"}}"#, None);
+        let e = status_error(
+            429,
+            Some(Duration::from_secs(2)),
+            r#"{"error": {"message": "slow down"}}"#,
+            None,
+        );
         assert_eq!(e.retry_after(), Some(Duration::from_secs(2)));
         assert!(e.to_string().contains("slow down"));
         assert!(status_error(529, None, "overloaded", None).is_retryable());
-        let e = status_error(401, None, "bad key sk-secret-123456789", Some("sk-secret-123456789"));
+        let e = status_error(
+            401,
+            None,
+            "bad key sk-secret-123456789",
+            Some("sk-secret-123456789"),
+        );
         assert!(!e.is_retryable());
         assert!(!e.to_string().contains("sk-secret-123456789"));
     }

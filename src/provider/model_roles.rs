@@ -258,7 +258,10 @@ impl Attacker for ModelAttacker {
                         ("concerns", &blocks.join("\n")),
                     ],
                 );
-                let ids: Vec<&str> = idx.iter().map(|&i| requests[i].concern.id.as_str()).collect();
+                let ids: Vec<&str> = idx
+                    .iter()
+                    .map(|&i| requests[i].concern.id.as_str())
+                    .collect();
                 let label = if *n == 0 {
                     format!("rebuttal-{}", persona.name)
                 } else {
@@ -277,7 +280,9 @@ impl Attacker for ModelAttacker {
                     let r = RoleResult {
                         value: r.value.map(|list| {
                             list.into_iter()
-                                .map(|(id, outcome, reasoning)| (id, Rebuttal { outcome, reasoning }))
+                                .map(|(id, outcome, reasoning)| {
+                                    (id, Rebuttal { outcome, reasoning })
+                                })
                                 .collect()
                         }),
                         usage: r.usage,

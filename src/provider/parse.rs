@@ -590,7 +590,9 @@ pub fn parse_rebuttals(
 ) -> Result<Vec<(String, RebuttalOutcome, String)>, ParseError> {
     let mut out = Vec::new();
     if let Some(v) = extract_json(text) {
-        for (id, item) in json_items_by_id(&v, &["rebuttals", "responses", "results", "decisions"], ids) {
+        for (id, item) in
+            json_items_by_id(&v, &["rebuttals", "responses", "results", "decisions"], ids)
+        {
             if let Ok((o, r)) = parse_rebuttal(&item.to_string()) {
                 out.push((id, o, r));
             }
@@ -628,7 +630,13 @@ pub fn parse_adjudications(
     if let Some(v) = extract_json(text) {
         for (id, item) in json_items_by_id(
             &v,
-            &["decisions", "adjudications", "rulings", "results", "outcomes"],
+            &[
+                "decisions",
+                "adjudications",
+                "rulings",
+                "results",
+                "outcomes",
+            ],
             ids,
         ) {
             if let Ok((o, r)) = parse_adjudication(&item.to_string()) {
@@ -773,8 +781,8 @@ mod tests {
 
     #[test]
     fn items_with_neither_title_nor_detail_make_the_reply_unreadable() {
-        let e = parse_concerns(r#"{"concerns": [{"severity": "high", "lines": [2]}]}"#, 5)
-            .unwrap_err();
+        let e =
+            parse_concerns(r#"{"concerns": [{"severity": "high", "lines": [2]}]}"#, 5).unwrap_err();
         assert!(e.0.contains("neither a title nor a detail"), "{e}");
         // One empty item among good ones is still an unreadable reply.
         assert!(
@@ -800,7 +808,14 @@ mod tests {
         assert_eq!(r[1].1, RebuttalOutcome::Accepted);
         let json = r#"{"rebuttals": [{"id": "PARA-00000000", "outcome": "challenged", "reasoning": "x"}]}"#;
         let r = parse_rebuttals(json, &ids).unwrap();
-        assert_eq!(r, vec![("PARA-00000000".to_string(), RebuttalOutcome::Challenged, "x".to_string())]);
+        assert_eq!(
+            r,
+            vec![(
+                "PARA-00000000".to_string(),
+                RebuttalOutcome::Challenged,
+                "x".to_string()
+            )]
+        );
         // A single concern may be answered without its id.
         let r = parse_rebuttals("ACCEPTED: fine", &ids[..1]).unwrap();
         assert_eq!(r[0].0, "PARA-0123abcd");
@@ -814,9 +829,17 @@ mod tests {
         let json = r#"{"decisions": [{"id": "BURN-deadbeef", "outcome": "upheld", "reasoning": "a"}, {"id": "PARA-0123abcd", "outcome": "Overturned", "reasoning": "b"}, {"id": "XXXX-00000000", "outcome": "upheld"}]}"#;
         let r = parse_adjudications(json, &ids).unwrap();
         assert_eq!(r.len(), 2);
-        assert_eq!(r[0], ("BURN-deadbeef".to_string(), AdjudicationOutcome::Upheld, "a".to_string()));
+        assert_eq!(
+            r[0],
+            (
+                "BURN-deadbeef".to_string(),
+                AdjudicationOutcome::Upheld,
+                "a".to_string()
+            )
+        );
         assert_eq!(r[1].1, AdjudicationOutcome::Overturned);
-        let text = "PARA-0123abcd: OVERTURNED - the challenge is right\nBURN-deadbeef: UPHELD. fine";
+        let text =
+            "PARA-0123abcd: OVERTURNED - the challenge is right\nBURN-deadbeef: UPHELD. fine";
         let r = parse_adjudications(text, &ids).unwrap();
         assert_eq!(r[0].1, AdjudicationOutcome::Overturned);
         assert_eq!(r[1].1, AdjudicationOutcome::Upheld);

@@ -210,7 +210,10 @@ mod tests {
         let spec = Spec::parse(None, text);
         // Line 20 is "storage fact 16".
         let e = excerpt(&spec, &[20]);
-        assert!(e.starts_with("0003|## Storage\n....\n0018|storage fact 14\n"), "{e}");
+        assert!(
+            e.starts_with("0003|## Storage\n....\n0018|storage fact 14\n"),
+            "{e}"
+        );
         assert!(e.contains("0020|storage fact 16\n0021|") && e.contains("0022|storage fact 18\n"));
         assert!(!e.contains("storage fact 13\n") && !e.contains("storage fact 19\n"));
         assert!(!e.contains("Rollout") && !e.contains("ship it"));

@@ -304,8 +304,8 @@ pub fn rebuttal_concerns(prompt: &str) -> Vec<(String, String)> {
 
 /// (id, title) of every challenge in a (batched) adjudication prompt.
 pub fn adjudication_concerns(prompt: &str) -> Vec<(String, String)> {
-    let re =
-        Regex::new(r"(?m)^\[([A-Z]+-[0-9a-f]{8})\] from \w+: (.*?) \((?:line|lines|whole)").unwrap();
+    let re = Regex::new(r"(?m)^\[([A-Z]+-[0-9a-f]{8})\] from \w+: (.*?) \((?:line|lines|whole)")
+        .unwrap();
     re.captures_iter(prompt)
         .map(|c| (c[1].to_string(), c[2].to_string()))
         .collect()
