@@ -727,24 +727,52 @@ async fn litellm_0_9_drops_retry_after_but_our_http_path_sees_it() {
         body: r#"{"error": {"message": "slow down", "type": "rate_limit"}}"#.into(),
     })
     .await;
-    let name = ModelName::new(ProviderKind::OpenAiCompatible, "m");
     let request = CompletionRequest {
         prompt: "hi".into(),
         ..CompletionRequest::default()
     };
-    let litellm = LitellmProvider::new(&name, None, Some(server.base.clone()), 5);
-    let e = litellm.complete(&request).await.unwrap_err();
-    assert!(
-        matches!(
-            e,
-            ProviderError::RateLimited {
-                retry_after: None,
-                ..
-            }
-        ),
-        "{e:?}"
+    // Gemini and Ollama lose it too (their native paths; base without /v1).
+    let root = server.base.trim_end_matches("/v1").to_string();
+    for (kind, model, base) in [
+        (ProviderKind::OpenAiCompatible, "m", server.base.clone()),
+        (ProviderKind::Gemini, "gemini-2.5-flash", root.clone()),
+        (ProviderKind::Ollama, "llama3", root.clone()),
+    ] {
+        let name = ModelName::new(kind, model);
+        let key = Some("AIzaSyTESTKEY0123456789abcdefghijklmnopq".to_string());
+        // litellm's Gemini client refuses a request timeout under its 10 s
+        // connect timeout.
+        let litellm = LitellmProvider::new(&name, key.clone(), Some(base.clone()), 30);
+        let e = litellm.complete(&request).await.unwrap_err();
+        // The header's 4 s is lost: nothing, or (Gemini) a 60 s guess made
+        // because the body mentions a rate limit.
+        assert!(
+            matches!(e, ProviderError::RateLimited { .. })
+                && e.retry_after() != Some(Duration::from_secs(4)),
+            "{kind:?}: {e:?}"
+        );
+        // Our HTTP path, for every API provider (Gemini and Ollama through
+        // their OpenAI-compatible endpoints).
+        let ours_base = if kind == ProviderKind::Gemini {
+            server.base.clone()
+        } else {
+            base
+        };
+        let ours = api_provider(&name, key, Some(ours_base), 5);
+        let e = ours.complete(&request).await.unwrap_err();
+        assert_eq!(
+            e.retry_after(),
+            Some(Duration::from_secs(4)),
+            "{kind:?}: {e:?}"
+        );
+    }
+    let paths: Vec<String> = server.requests().iter().map(|r| r.path.clone()).collect();
+    assert_eq!(
+        paths
+            .iter()
+            .filter(|p| p.as_str() == "/v1/chat/completions")
+            .count(),
+        4,
+        "{paths:?}"
     );
-    let ours = api_provider(&name, None, Some(server.base.clone()), 5);
-    let e = ours.complete(&request).await.unwrap_err();
-    assert_eq!(e.retry_after(), Some(Duration::from_secs(4)), "{e:?}");
 }

@@ -2,9 +2,10 @@
 //! formats where litellm-rs 0.9.0 loses something a run needs:
 //!
 //! - the OpenAI chat-completions API (`openai/`, `openrouter/`,
-//!   `openai-compatible/`): litellm drops the `Retry-After` header of a 429
-//!   on this path (docs/litellm-retry-after.md), so a rate-limited run
-//!   retried too early;
+//!   `openai-compatible/`, and Gemini's and Ollama's OpenAI-compatible
+//!   endpoints): litellm drops the `Retry-After` header of a 429 on every
+//!   chat path (docs/litellm-retry-after.md), so a rate-limited run retried
+//!   too early;
 //! - the Anthropic messages API (`anthropic/`): litellm cannot put a
 //!   `cache_control` breakpoint on a text block, so the spec could not be
 //!   cached.
@@ -38,9 +39,11 @@ impl Wire {
     /// The providers we call directly, and how.
     pub fn of(kind: ProviderKind) -> Option<Wire> {
         match kind {
-            ProviderKind::OpenAi | ProviderKind::OpenRouter | ProviderKind::OpenAiCompatible => {
-                Some(Wire::OpenAiChat)
-            }
+            ProviderKind::OpenAi
+            | ProviderKind::OpenRouter
+            | ProviderKind::OpenAiCompatible
+            | ProviderKind::Gemini
+            | ProviderKind::Ollama => Some(Wire::OpenAiChat),
             ProviderKind::Anthropic => Some(Wire::AnthropicMessages),
             _ => None,
         }
@@ -70,14 +73,23 @@ impl HttpChatProvider {
             ProviderKind::OpenAi => "https://api.openai.com/v1",
             ProviderKind::OpenRouter => "https://openrouter.ai/api/v1",
             ProviderKind::Anthropic => "https://api.anthropic.com",
+            // Google's OpenAI-compatible endpoint (key as a bearer token,
+            // never in the URL as the native API wants it).
+            ProviderKind::Gemini => "https://generativelanguage.googleapis.com/v1beta/openai",
+            ProviderKind::Ollama => "http://localhost:11434",
             _ => "",
         };
+        let mut base_url = base_url.unwrap_or_else(|| default.to_string());
+        // Ollama's base is the server (`OLLAMA_API_BASE`); its OpenAI API is under /v1.
+        if name.kind == ProviderKind::Ollama && !base_url.trim_end_matches('/').ends_with("/v1") {
+            base_url = format!("{}/v1", base_url.trim_end_matches('/'));
+        }
         Some(HttpChatProvider {
             display: name.to_string(),
             kind: name.kind,
             remote_model: name.model.clone(),
             api_key: api_key.filter(|k| !k.is_empty()),
-            base_url: base_url.unwrap_or_else(|| default.to_string()),
+            base_url,
             wire,
             client: OnceLock::new(),
         })
@@ -283,6 +295,35 @@ pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
     Some(wait.to_std().unwrap_or(Duration::ZERO))
 }
 
+/// A wait stated in a 429's body: Google's `RetryInfo` (`"retryDelay":
+/// "37s"`, also inside a list) or `retry_after` seconds.
+fn body_retry_after(body: &str) -> Option<Duration> {
+    fn find(v: &Value) -> Option<Duration> {
+        match v {
+            Value::Object(m) => {
+                if let Some(d) = m.get("retryDelay").and_then(Value::as_str)
+                    && let Some(secs) = d.trim().strip_suffix('s')
+                    && let Ok(secs) = secs.parse::<f64>()
+                    && secs.is_finite()
+                    && secs >= 0.0
+                {
+                    return Some(Duration::from_secs_f64(secs));
+                }
+                if let Some(secs) = m.get("retry_after").and_then(Value::as_f64)
+                    && secs.is_finite()
+                    && secs >= 0.0
+                {
+                    return Some(Duration::from_secs_f64(secs));
+                }
+                m.values().find_map(find)
+            }
+            Value::Array(a) => a.iter().find_map(find),
+            _ => None,
+        }
+    }
+    find(&serde_json::from_str::<Value>(body).ok()?)
+}
+
 /// The error of a non-2xx reply.
 fn status_error(
     status: u16,
@@ -299,11 +340,21 @@ fn status_error(
                 .or_else(|| v["message"].as_str())
                 .map(str::to_string)
         })
+        .or_else(|| {
+            // Google wraps its error in a list.
+            serde_json::from_str::<Value>(body)
+                .ok()?
+                .get(0)?
+                .get("error")?
+                .get("message")?
+                .as_str()
+                .map(str::to_string)
+        })
         .unwrap_or_else(|| body.to_string());
     let message = scrub(&message, key);
     match status {
         429 => ProviderError::RateLimited {
-            retry_after,
+            retry_after: retry_after.or_else(|| body_retry_after(body)),
             message,
         },
         // 408 request timeout, 409 conflict (OpenAI), 5xx and Anthropic's
@@ -367,12 +418,26 @@ mod tests {
     }
 
     #[test]
-    fn only_the_simple_wire_formats_are_called_directly() {
+    fn every_api_provider_has_its_endpoint() {
         assert!(
-            HttpChatProvider::new(&ModelName::new(ProviderKind::Gemini, "g"), None, None).is_none()
+            HttpChatProvider::new(&ModelName::new(ProviderKind::Codex, "c"), None, None).is_none()
         );
-        assert!(
-            HttpChatProvider::new(&ModelName::new(ProviderKind::Ollama, "l"), None, None).is_none()
+        assert_eq!(
+            provider(ProviderKind::Gemini, "gemini-2.5-flash", None).url(),
+            "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions"
+        );
+        assert_eq!(
+            provider(ProviderKind::Ollama, "llama3", None).url(),
+            "http://localhost:11434/v1/chat/completions"
+        );
+        assert_eq!(
+            provider(
+                ProviderKind::Ollama,
+                "llama3",
+                Some("http://10.0.0.2:11434/v1")
+            )
+            .url(),
+            "http://10.0.0.2:11434/v1/chat/completions"
         );
         assert_eq!(
             provider(ProviderKind::OpenAi, "gpt-4o", None).url(),
@@ -459,6 +524,24 @@ mod tests {
         );
         h.insert("retry-after", HeaderValue::from_static("soon"));
         assert_eq!(retry_after(&h), None);
+    }
+
+    #[test]
+    fn a_wait_in_the_body_counts_when_the_header_has_none() {
+        // Google: a list with RetryInfo in the details.
+        let google = r#"[{"error": {"code": 429, "message": "Resource has been exhausted", "status": "RESOURCE_EXHAUSTED", "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "37s"}]}}]"#;
+        let e = status_error(429, None, google, None);
+        assert_eq!(e.retry_after(), Some(Duration::from_secs(37)));
+        assert!(e.to_string().contains("Resource has been exhausted"), "{e}");
+        let e = status_error(429, None, r#"{"error": {"retry_after": 3}}"#, None);
+        assert_eq!(e.retry_after(), Some(Duration::from_secs(3)));
+        // The header wins over the body.
+        let e = status_error(429, Some(Duration::from_secs(1)), google, None);
+        assert_eq!(e.retry_after(), Some(Duration::from_secs(1)));
+        assert_eq!(
+            status_error(429, None, "slow down", None).retry_after(),
+            None
+        );
     }
 
     #[test]

@@ -36,7 +36,7 @@ pub type MakeProvider<'a> =
 
 /// The provider for an API model: our own HTTP calls for the OpenAI and
 /// Anthropic wire formats (`http_chat.rs`: Retry-After, cache control),
-/// litellm-rs for the others (Gemini, Ollama).
+/// which every API provider speaks; litellm-rs for any that does not.
 pub fn api_provider(
     m: &ModelName,
     key: Option<String>,
