@@ -1,6 +1,9 @@
-//! API providers (OpenAI, Anthropic, Gemini, OpenRouter, Ollama, any
-//! OpenAI-compatible server) through litellm-rs 0.9, wrapped behind our
-//! `Provider` trait because its API moves between minor versions.
+//! litellm-rs 0.9: the price table (`cost`) for every API call, and a
+//! `Provider` through a litellm router for any API provider that
+//! `http_chat.rs` does not speak (none today: litellm-rs 0.9.0 drops
+//! `Retry-After` and cannot mark a cache breakpoint on a text block, see
+//! docs/litellm-retry-after.md), wrapped behind our `Provider` trait because
+//! its API moves between minor versions.
 //!
 //! Each provider builds its own litellm router on first use (never the
 //! process-global runtime), with the router's and the provider's retries
