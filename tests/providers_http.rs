@@ -549,6 +549,11 @@ async fn rebuttals_get_the_cited_lines_not_the_whole_spec() {
         );
         assert!(r.prompt.contains("0003|## Design"), "{}", r.prompt);
         assert!(r.prompt.contains("see line 7"), "the dismissal reasoning");
+        // Spec text stays between delimiters the system prompt names as data.
+        assert!(
+            r.prompt
+                .contains("=== SPEC START (excerpt) ===\n0003|## Design")
+        );
     }
     // The attackers did see the whole spec.
     assert!(reqs.iter().any(

@@ -159,7 +159,7 @@ pub struct ModelAttacker {
 /// concern, the dismissal and the spec lines they cite (not the whole spec).
 pub fn rebuttal_block(spec: &Spec, c: &Concern) -> String {
     format!(
-        "[{}] {} ({})\nDetail: {}\nDismissal:\n{}\nSpec lines:\n{}",
+        "[{}] {} ({})\nDetail: {}\nDismissal:\n{}\nSpec lines:\n=== SPEC START (excerpt) ===\n{}=== SPEC END ===\n",
         c.id,
         c.title,
         c.lines_label(),
