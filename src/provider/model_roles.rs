@@ -6,6 +6,7 @@
 
 use super::client::ModelClient;
 use super::completion::{CompletionRequest, ProviderError};
+use super::limit::Priority;
 use super::parse::{self, ParseError};
 use super::prompts;
 use crate::catalog::Catalog;
@@ -46,6 +47,7 @@ pub const ADJUDICATION_BATCH: usize = 15;
 async fn ask<T>(
     client: &ModelClient,
     label: &str,
+    priority: Priority,
     context: &str,
     prompt: String,
     format: &str,
@@ -55,6 +57,7 @@ async fn ask<T>(
     let first = client
         .call(
             label,
+            priority,
             CompletionRequest {
                 system: prompts::SYSTEM.to_string(),
                 context: context.to_string(),
@@ -75,6 +78,7 @@ async fn ask<T>(
     let second = client
         .call(
             &format!("{label}-repair"),
+            priority,
             CompletionRequest {
                 system: prompts::SYSTEM.to_string(),
                 context: context.to_string(),
@@ -191,6 +195,7 @@ impl Attacker for ModelAttacker {
                     let r = ask(
                         &self.client,
                         &format!("attack-{}", p.name),
+                        Priority::Attack,
                         context,
                         prompt,
                         prompts::ATTACK_FORMAT,
@@ -271,6 +276,7 @@ impl Attacker for ModelAttacker {
                     let r = ask(
                         &self.client,
                         &label,
+                        Priority::Rebuttal,
                         "",
                         prompt,
                         prompts::REBUTTAL_FORMAT,
@@ -367,6 +373,7 @@ impl Evaluator for ModelEvaluator {
                     let r = ask(
                         &self.client,
                         &format!("eval-batch{}", bi + 1),
+                        Priority::Evaluation,
                         context,
                         prompt,
                         prompts::VOTES_FORMAT,
@@ -437,6 +444,7 @@ impl Evaluator for ModelEvaluator {
                         let r = ask(
                             &self.client,
                             &format!("adjudicate-batch{}", bi + 1),
+                            Priority::Adjudication,
                             context,
                             prompt,
                             prompts::ADJUDICATE_FORMAT,
@@ -517,6 +525,7 @@ impl FinalBoss for ModelFinalBoss {
             ask(
                 &self.client,
                 "final-boss",
+                Priority::FinalBoss,
                 &prompts::spec_context(spec),
                 prompt,
                 prompts::FINAL_BOSS_FORMAT,

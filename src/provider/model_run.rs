@@ -8,6 +8,7 @@ use super::cli::CliProvider;
 use super::client::{CallSettings, ModelClient};
 use super::completion::Provider;
 use super::http_chat::HttpChatProvider;
+use super::limit::Limit;
 use super::litellm::LitellmProvider;
 use super::model_name::ModelName;
 use super::model_roles::{ModelAttacker, ModelEvaluator, ModelFinalBoss};
@@ -28,7 +29,6 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-use tokio::sync::Semaphore;
 
 /// Makes the provider for a model name (real ones, or fakes in tests).
 pub type MakeProvider<'a> =
@@ -144,7 +144,7 @@ impl ModelRun {
             secrets: Arc::new(secrets),
             redacted: self.redacted.clone(),
         };
-        let mut limits: HashMap<String, Arc<Semaphore>> = HashMap::new();
+        let mut limits: HashMap<String, Arc<Limit>> = HashMap::new();
         let mut clients: HashMap<String, ModelClient> = HashMap::new();
         let mut client = |m: &ModelName| -> Result<ModelClient, Error> {
             if let Some(c) = clients.get(&m.to_string()) {
@@ -153,7 +153,7 @@ impl ModelRun {
             let provider = make(m, probe)?;
             let limit = limits
                 .entry(m.kind.prefix().to_string())
-                .or_insert_with(|| Arc::new(Semaphore::new(s.max_concurrency as usize)))
+                .or_insert_with(|| Limit::new(s.max_concurrency as usize))
                 .clone();
             let c = ModelClient::new(provider, limit, call.clone());
             clients.insert(m.to_string(), c.clone());
