@@ -5,7 +5,7 @@
 //! so this changes nothing there; in `gauntlet review`, where specs share
 //! the limit, a spec that is further along finishes instead of queueing
 //! behind the attacks of every other spec, which keeps each spec's critical
-//! path at its four round trips.
+//! path short.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
