@@ -781,3 +781,26 @@ async fn litellm_0_9_drops_retry_after_but_our_http_path_sees_it() {
         "{paths:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_reply_is_refused_not_read_into_memory() {
+    use gauntlet::provider::http_chat::MAX_REPLY_BYTES;
+    use gauntlet::provider::{CompletionRequest, ProviderError};
+    let server = MockServer::start(Api::OpenAi, |_, _| Reply::Raw {
+        status: 200,
+        headers: vec![],
+        body: "x".repeat(MAX_REPLY_BYTES + 1),
+    })
+    .await;
+    let name = ModelName::new(ProviderKind::OpenAiCompatible, "m");
+    let p = api_provider(&name, None, Some(server.base.clone()), 5);
+    let request = CompletionRequest {
+        prompt: "hi".into(),
+        ..CompletionRequest::default()
+    };
+    let e = p.complete(&request).await.unwrap_err();
+    assert!(
+        matches!(e, ProviderError::Fatal(ref m) if m.contains("larger than")),
+        "{e:?}"
+    );
+}

@@ -184,7 +184,7 @@ impl HttpChatProvider {
         let response = builder.send().await.map_err(|e| transport_error(e, key))?;
         let status = response.status().as_u16();
         let retry_after = retry_after(response.headers());
-        let text = response.text().await.map_err(|e| transport_error(e, key))?;
+        let text = read_capped(response, key).await?;
         if !(200..300).contains(&status) {
             return Err(status_error(status, retry_after, &text, key));
         }
@@ -211,6 +211,31 @@ impl HttpChatProvider {
         usage.cost_usd = cost(self.kind, &self.remote_model, &usage);
         Ok(Completion { text: reply, usage })
     }
+}
+
+/// The most a reply body may hold; a server sending more is refused
+/// rather than read into memory.
+pub const MAX_REPLY_BYTES: usize = 16 * 1024 * 1024;
+
+async fn read_capped(
+    mut response: reqwest::Response,
+    key: Option<&str>,
+) -> Result<String, ProviderError> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| transport_error(e, key))?
+    {
+        if body.len() + chunk.len() > MAX_REPLY_BYTES {
+            return Err(ProviderError::Fatal(format!(
+                "reply larger than {} MB",
+                MAX_REPLY_BYTES / (1024 * 1024)
+            )));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(String::from_utf8_lossy(&body).into_owned())
 }
 
 /// OpenAI's reasoning models (o1, o3, o4-mini, gpt-5...) reject a
