@@ -287,7 +287,14 @@ impl Attacker for ModelAttacker {
                         value: r.value.map(|list| {
                             list.into_iter()
                                 .map(|(id, outcome, reasoning)| {
-                                    (id, Rebuttal { outcome, reasoning })
+                                    (
+                                        id,
+                                        Rebuttal {
+                                            outcome,
+                                            reasoning,
+                                            challenged: Vec::new(),
+                                        },
+                                    )
                                 })
                                 .collect()
                         }),
