@@ -248,6 +248,26 @@ impl Concern {
         }
     }
 
+    /// Same detail, ignoring case, spacing and punctuation.
+    pub fn same_detail(&self, other: &Concern) -> bool {
+        normalise_key(&self.detail) == normalise_key(&other.detail)
+    }
+
+    /// This concern with an id and fingerprint that also cover its detail:
+    /// for a model concern that reuses the title of a different concern of
+    /// the same adversary and section, so neither is lost.
+    pub fn with_detail_in_id(mut self) -> Concern {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        h.update(self.fingerprint.as_bytes());
+        h.update([0]);
+        h.update(normalise_key(&self.detail).as_bytes());
+        self.fingerprint = hex(&h.finalize());
+        let prefix = self.id.split('-').next().unwrap_or_default().to_string();
+        self.id = format!("{prefix}-{}", &self.fingerprint[..8]);
+        self
+    }
+
     /// The dismissing votes' reasoning, joined: what gets saved as the explanation.
     pub fn dismissal_reasoning(&self) -> String {
         self.votes
