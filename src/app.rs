@@ -23,6 +23,7 @@ pub fn run(
             crate::store::commands::run_adversary_stats(&args, out)
         }
         Some(Command::Review(args)) => crate::review::run(&args, out),
+        Some(Command::Nuances(args)) => crate::nuance::command::run(&args, out),
     }
 }
 
@@ -37,6 +38,12 @@ pub fn run_spec(
     for w in &loaded.warnings {
         events(Event::Warning(w.clone()));
     }
+    // Issue 10: the complexity level for this spec (and --suggest).
+    let assessment = crate::triage::assess_run(&config.options, &loaded.spec);
+    if args.suggest {
+        return crate::suggest::run(&config, &assessment, &loaded.spec, args.format, out);
+    }
+    events(Event::Note(crate::triage::describe(&assessment)));
     if args.dry_run {
         for n in &config.models.settings.notes {
             events(Event::Note(n.clone()));
@@ -44,18 +51,25 @@ pub fn run_spec(
         let plan = crate::provider::plan::Plan::estimate(
             &config.models.settings,
             &config.catalog,
-            &config.options,
-            config.final_boss,
+            &crate::triage::options_for(&config.options, &assessment, &loaded.spec),
+            config.final_boss || assessment.level == crate::triage::Level::Thorough,
             &loaded.spec,
         );
         plan.write(&config.models.settings, out)
+            .and_then(|_| {
+                crate::level_cost::write(
+                    &crate::level_cost::estimate(&config, &loaded.spec),
+                    &assessment,
+                    out,
+                )
+            })
             .map_err(|source| RunError::Write {
                 path: "<stdout>".to_string(),
                 source,
             })?;
         return Ok(crate::exit_code::PASS);
     }
-    let gauntlet = config.gauntlet()?;
+    let gauntlet = crate::triage::apply(&config.gauntlet()?, &assessment, &loaded.spec);
     let persistence = config.persistence(args.no_store)?;
     let mut verdict = if config.is_offline() {
         gauntlet.run_blocking(&loaded.spec, persistence.filter(), events)

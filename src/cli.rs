@@ -44,6 +44,7 @@ impl Cli {
             Some(Command::Store(_))
             | Some(Command::AdversaryStats(_))
             | Some(Command::Review(_))
+            | Some(Command::Nuances(_))
             | None => &self.run,
         }
     }
@@ -60,6 +61,9 @@ pub enum Command {
     AdversaryStats(crate::store::args::AdversaryStatsArgs),
     /// Review every spec in folders: progress, a report per spec, a summary.
     Review(Box<crate::review::ReviewArgs>),
+    /// Show which technologies a spec uses, the nuances that would apply
+    /// and which offline nuance checks would fire (nothing is run).
+    Nuances(crate::nuance::command::NuancesArgs),
 }
 
 /// `gauntlet explain ID [SPEC]`: reruns the spec offline and explains ID.
@@ -89,6 +93,20 @@ impl From<SeverityArg> for Severity {
             SeverityArg::Low => Severity::Low,
         }
     }
+}
+
+/// `--complexity`: how much gauntlet a spec gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ComplexityArg {
+    /// Read the spec's signals and pick a level (said on stderr).
+    #[default]
+    Auto,
+    /// The adversaries the spec is about, one evaluator, no rebuttal.
+    Quick,
+    /// The full gauntlet.
+    Standard,
+    /// The full gauntlet plus the final boss.
+    Thorough,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -203,6 +221,24 @@ pub struct RunArgs {
     /// Print the plan (models per role, estimated calls and tokens) and call nothing.
     #[arg(long)]
     pub dry_run: bool,
+
+    /// Add a technology nuance file (repeatable); NUANCES.md at the project
+    /// root and the built-in nuances are read too.
+    #[arg(long = "nuances", value_name = "PATH")]
+    pub nuances: Vec<PathBuf>,
+
+    /// Do not read any nuance file: no divergence checklist, no nuance checks.
+    #[arg(long)]
+    pub no_nuances: bool,
+
+    /// How much gauntlet the spec gets: auto reads its size and risk signals.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub complexity: ComplexityArg,
+
+    /// Print the suggested adversaries, complexity and models for the spec
+    /// (text, or JSON with --format json) and run nothing.
+    #[arg(long)]
+    pub suggest: bool,
 
     /// Use the offline engine in every role, whatever is installed or configured.
     #[arg(long, env = "GAUNTLET_OFFLINE", value_parser = clap::builder::BoolishValueParser::new(), conflicts_with_all = ["attack_model", "eval_models", "final_boss_model"])]

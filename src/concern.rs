@@ -211,6 +211,9 @@ pub struct Concern {
     pub rule: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub subject: Vec<String>,
+    /// The technology nuance an offline nuance check cites (issue 10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nuance: Option<crate::nuance::Citation>,
 }
 
 impl Concern {
@@ -237,6 +240,7 @@ impl Concern {
             section: raw.section,
             rule: raw.rule,
             subject: raw.subject,
+            nuance: None,
         }
     }
 

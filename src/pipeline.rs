@@ -25,6 +25,12 @@ pub struct RunOptions {
     pub batch_size: usize,
     pub rebuttals: bool,
     pub fail_on: Severity,
+    /// Technology nuances (`None`: --no-nuances or not loaded).
+    pub nuances: Option<Arc<crate::nuance::NuanceSet>>,
+    /// The complexity requested (`--complexity`) and the explicit flags.
+    pub complexity: crate::triage::Request,
+    /// The level this run uses, set per spec by `triage::gauntlet_for`.
+    pub assessment: Option<crate::triage::Assessment>,
 }
 
 impl Default for RunOptions {
@@ -37,6 +43,9 @@ impl Default for RunOptions {
             batch_size: 15,
             rebuttals: true,
             fail_on: Severity::Low,
+            nuances: None,
+            complexity: Default::default(),
+            assessment: None,
         }
     }
 }
@@ -428,7 +437,11 @@ impl Gauntlet {
             final_boss: final_review,
             stats,
             warnings,
+            nuances: None,
+            complexity: None,
         };
+        // Issue 10: technologies, nuances applied, and the complexity level.
+        crate::nuance::finish_verdict(&mut verdict, spec, &self.options);
         verdict.verdict = if !incomplete.is_empty() {
             Outcome::Incomplete
         } else if verdict.failing() > 0 {

@@ -99,6 +99,8 @@ fn section_heading(spec: &Spec, lines: Option<(usize, usize)>) -> Option<String>
 /// Attacks and rebuttals on a model.
 pub struct ModelAttacker {
     pub client: ModelClient,
+    /// Technology nuances: the divergence checklist after the spec (issue 10).
+    pub nuances: Option<Arc<crate::nuance::NuanceSet>>,
 }
 
 impl Attacker for ModelAttacker {
@@ -121,6 +123,12 @@ impl Attacker for ModelAttacker {
                         ("persona", &p.name),
                         ("spec", &numbered),
                     ],
+                );
+                let prompt = crate::nuance::checklist::append(
+                    prompt,
+                    self.nuances.as_deref(),
+                    spec,
+                    crate::nuance::checklist::Audience::Attack,
                 );
                 async move {
                     let r = ask(
@@ -201,6 +209,8 @@ impl Attacker for ModelAttacker {
 pub struct ModelEvaluator {
     pub client: ModelClient,
     pub catalog: Arc<Catalog>,
+    /// Technology nuances: the divergence checklist after the spec (issue 10).
+    pub nuances: Option<Arc<crate::nuance::NuanceSet>>,
 }
 
 impl ModelEvaluator {
@@ -240,6 +250,12 @@ impl Evaluator for ModelEvaluator {
                         ("protocols", &protocols.join("\n")),
                         ("concerns", &concerns.join("\n")),
                     ],
+                );
+                let prompt = crate::nuance::checklist::append(
+                    prompt,
+                    self.nuances.as_deref(),
+                    spec,
+                    crate::nuance::checklist::Audience::Evaluate,
                 );
                 let ids: HashSet<&str> = batch.iter().map(|c| c.id.as_str()).collect();
                 async move {

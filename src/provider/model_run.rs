@@ -148,6 +148,7 @@ impl ModelRun {
         } else {
             Arc::new(ModelAttacker {
                 client: client(&s.attack)?,
+                nuances: options.nuances.clone(),
             })
         };
         let mut evaluators: Vec<Arc<dyn Evaluator>> = Vec::new();
@@ -158,6 +159,7 @@ impl ModelRun {
                 evaluators.push(Arc::new(ModelEvaluator {
                     client: client(m)?,
                     catalog: catalog.clone(),
+                    nuances: options.nuances.clone(),
                 }));
             }
         }

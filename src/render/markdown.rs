@@ -416,6 +416,8 @@ mod tests {
             }),
             stats,
             warnings: vec!["evaluator offline/strict failed on batch 2".into()],
+            nuances: None,
+            complexity: None,
         }
     }
 

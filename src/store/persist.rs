@@ -430,6 +430,8 @@ mod tests {
             final_boss: None,
             stats: Default::default(),
             warnings: vec![],
+            nuances: None,
+            complexity: None,
         }
     }
 
