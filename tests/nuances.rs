@@ -244,7 +244,7 @@ fn nuances_command_says_which_checks_fire() {
         .path(&nuance_fixture("sqs-gap.md"))
         .run()
         .code(0)
-        .stdout_has("Amazon SQS: detected from `sqs`")
+        .stdout_has("Amazon SQS: detected from `amazon sqs`, `sqs`")
         .stdout_has("check nuance-sqs-fifo-throughput: raises a concern (burned_oncall) at lines 6");
     gauntlet()
         .cwd(dir.path())
