@@ -18,43 +18,140 @@ const PERSONA_KEYWORDS: &[Category] = &[
     Category {
         name: "paranoid_security",
         keywords: &[
-            "auth", "authentication", "authorization", "permission", "permissions",
-            "credential", "credentials", "token", "tokens", "injection", "vulnerability",
-            "encrypt", "encrypted", "password", "api key", "oauth", "jwt", "login", "secret",
-            "secrets", "upload", "admin", "tenant", "session", "csrf", "xss", "ssrf", "pii",
+            "auth",
+            "authentication",
+            "authorization",
+            "permission",
+            "permissions",
+            "credential",
+            "credentials",
+            "token",
+            "tokens",
+            "injection",
+            "vulnerability",
+            "encrypt",
+            "encrypted",
+            "password",
+            "api key",
+            "oauth",
+            "jwt",
+            "login",
+            "secret",
+            "secrets",
+            "upload",
+            "admin",
+            "tenant",
+            "session",
+            "csrf",
+            "xss",
+            "ssrf",
+            "pii",
         ],
     },
     Category {
         name: "burned_oncall",
         keywords: &[
-            "crash", "restart", "recovery", "failover", "retry", "retries", "circuit",
-            "health check", "incident", "outage", "sla", "uptime", "production", "alert",
-            "pager", "monitoring", "dashboard", "runbook", "timeout", "latency", "throughput",
-            "queue", "worker", "cron", "backup", "p99", "p95",
+            "crash",
+            "restart",
+            "recovery",
+            "failover",
+            "retry",
+            "retries",
+            "circuit",
+            "health check",
+            "incident",
+            "outage",
+            "sla",
+            "uptime",
+            "production",
+            "alert",
+            "pager",
+            "monitoring",
+            "dashboard",
+            "runbook",
+            "timeout",
+            "latency",
+            "throughput",
+            "queue",
+            "worker",
+            "cron",
+            "backup",
+            "p99",
+            "p95",
         ],
     },
     Category {
         name: "lazy_developer",
         keywords: &[
-            "framework", "plugin", "plugins", "abstraction", "configurable", "generic",
-            "microservice", "microservices", "custom", "in-house", "home-grown", "extensible",
-            "dsl", "engine", "layer", "rewrite", "build our own",
+            "framework",
+            "plugin",
+            "plugins",
+            "abstraction",
+            "configurable",
+            "generic",
+            "microservice",
+            "microservices",
+            "custom",
+            "in-house",
+            "home-grown",
+            "extensible",
+            "dsl",
+            "engine",
+            "layer",
+            "rewrite",
+            "build our own",
         ],
     },
     Category {
         name: "pedantic_nitpicker",
         keywords: &[
-            "unicode", "timezone", "time zone", "dst", "pagination", "currency", "rounding",
-            "overflow", "duplicate", "duplicates", "limit", "limits", "empty", "encoding",
-            "locale", "utf-8", "utf8", "float", "decimal", "date", "csv", "import", "leap",
+            "unicode",
+            "timezone",
+            "time zone",
+            "dst",
+            "pagination",
+            "currency",
+            "rounding",
+            "overflow",
+            "duplicate",
+            "duplicates",
+            "limit",
+            "limits",
+            "empty",
+            "encoding",
+            "locale",
+            "utf-8",
+            "utf8",
+            "float",
+            "decimal",
+            "date",
+            "csv",
+            "import",
+            "leap",
         ],
     },
     Category {
         name: "asshole_loner",
         keywords: &[
-            "cache", "consistency", "replica", "distributed", "lock", "sync", "polling",
-            "event", "events", "eventual", "dual write", "source of truth", "state",
-            "multi-region", "leader", "consensus", "goal", "goals", "scale",
+            "cache",
+            "consistency",
+            "replica",
+            "distributed",
+            "lock",
+            "sync",
+            "polling",
+            "event",
+            "events",
+            "eventual",
+            "dual write",
+            "source of truth",
+            "state",
+            "multi-region",
+            "leader",
+            "consensus",
+            "goal",
+            "goals",
+            "scale",
         ],
     },
 ];
@@ -95,7 +192,7 @@ pub fn rank(spec: &Spec) -> Vec<AdversarySuggestion> {
             selected: false,
         })
         .collect();
-    out.sort_by(|a, b| b.score.cmp(&a.score));
+    out.sort_by_key(|a| std::cmp::Reverse(a.score));
     out
 }
 
@@ -152,16 +249,19 @@ pub fn suggest(
         ));
     }
     let eval: Vec<String> = match assessment.level {
-        Level::Quick => settings.eval.iter().take(1).map(|m| m.to_string()).collect(),
+        Level::Quick => settings
+            .eval
+            .iter()
+            .take(1)
+            .map(|m| m.to_string())
+            .collect(),
         _ => settings.eval.iter().map(|m| m.to_string()).collect(),
     };
     let final_boss = (assessment.level == Level::Thorough).then(|| settings.final_boss.to_string());
     let reasoning = match assessment.level {
         Level::Quick => "quick: the attack model and only the first evaluator".to_string(),
         Level::Standard => "standard: the attack model and every evaluator".to_string(),
-        Level::Thorough => {
-            "thorough: every evaluator, plus the final boss model".to_string()
-        }
+        Level::Thorough => "thorough: every evaluator, plus the final boss model".to_string(),
     };
     Suggestion {
         complexity: ComplexitySuggestion {
@@ -216,7 +316,10 @@ pub fn write_text(s: &Suggestion, out: &mut dyn std::io::Write) -> std::io::Resu
     writeln!(
         out,
         "  final boss: {}",
-        s.models.final_boss.as_deref().unwrap_or("(not at this level)")
+        s.models
+            .final_boss
+            .as_deref()
+            .unwrap_or("(not at this level)")
     )?;
     writeln!(out, "  why: {}", s.models.reasoning)?;
     if !s.technologies.is_empty() {
@@ -226,28 +329,6 @@ pub fn write_text(s: &Suggestion, out: &mut dyn std::io::Write) -> std::io::Resu
         writeln!(out, "Warning: {w}")?;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ranking_follows_the_spec_topic() {
-        let spec = Spec::parse(
-            None,
-            "# Login\n\nUsers log in with a password; the session token is a JWT. Admin permissions via OAuth.\nThe worker retries on timeout.\n".to_string(),
-        );
-        let r = rank(&spec);
-        assert_eq!(r[0].name, "paranoid_security");
-        assert!(r[0].keywords.contains(&"password".to_string()));
-        assert!(r[0].score >= 5);
-        assert_eq!(r[0].confidence, 0.9);
-        assert_eq!(r[1].name, "burned_oncall");
-        assert_eq!(top_adversaries(&spec, 2), ["paranoid_security", "burned_oncall"]);
-        assert_eq!(confidence(0), 0.4);
-        assert_eq!(confidence(2), 0.6);
-    }
 }
 
 /// `--suggest`: prints the suggestion and runs nothing (exit 0).
@@ -275,4 +356,29 @@ pub fn run(
         source,
     })?;
     Ok(crate::exit_code::PASS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranking_follows_the_spec_topic() {
+        let spec = Spec::parse(
+            None,
+            "# Login\n\nUsers log in with a password; the session token is a JWT. Admin permissions via OAuth.\nThe worker retries on timeout.\n".to_string(),
+        );
+        let r = rank(&spec);
+        assert_eq!(r[0].name, "paranoid_security");
+        assert!(r[0].keywords.contains(&"password".to_string()));
+        assert!(r[0].score >= 5);
+        assert_eq!(r[0].confidence, 0.9);
+        assert_eq!(r[1].name, "burned_oncall");
+        assert_eq!(
+            top_adversaries(&spec, 2),
+            ["paranoid_security", "burned_oncall"]
+        );
+        assert_eq!(confidence(0), 0.4);
+        assert_eq!(confidence(2), 0.6);
+    }
 }

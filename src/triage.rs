@@ -101,50 +101,140 @@ const CATEGORIES: &[Category] = &[
     Category {
         name: "money",
         keywords: &[
-            "payment", "payments", "billing", "invoice", "invoices", "refund", "refunds",
-            "charge", "charges", "checkout", "pricing", "currency", "payout", "payouts",
-            "ledger", "subscription", "subscriptions", "credit card", "money", "price",
+            "payment",
+            "payments",
+            "billing",
+            "invoice",
+            "invoices",
+            "refund",
+            "refunds",
+            "charge",
+            "charges",
+            "checkout",
+            "pricing",
+            "currency",
+            "payout",
+            "payouts",
+            "ledger",
+            "subscription",
+            "subscriptions",
+            "credit card",
+            "money",
+            "price",
         ],
     },
     Category {
         name: "personal data",
         keywords: &[
-            "pii", "personal data", "personal information", "gdpr", "ccpa", "email address",
-            "email addresses", "phone number", "date of birth", "home address", "ssn",
-            "social security", "medical", "patient", "passport", "health data",
+            "pii",
+            "personal data",
+            "personal information",
+            "gdpr",
+            "ccpa",
+            "email address",
+            "email addresses",
+            "phone number",
+            "date of birth",
+            "home address",
+            "ssn",
+            "social security",
+            "medical",
+            "patient",
+            "passport",
+            "health data",
         ],
     },
     Category {
         name: "auth",
         keywords: &[
-            "authentication", "authorization", "authenticate", "oauth", "jwt", "login",
-            "log in", "sign in", "password", "passwords", "permission", "permissions", "rbac",
-            "api key", "api keys", "sso", "saml", "mfa", "2fa", "access token", "session",
+            "authentication",
+            "authorization",
+            "authenticate",
+            "oauth",
+            "jwt",
+            "login",
+            "log in",
+            "sign in",
+            "password",
+            "passwords",
+            "permission",
+            "permissions",
+            "rbac",
+            "api key",
+            "api keys",
+            "sso",
+            "saml",
+            "mfa",
+            "2fa",
+            "access token",
+            "session",
             "sessions",
         ],
     },
     Category {
         name: "concurrency",
         keywords: &[
-            "concurrent", "concurrently", "concurrency", "race", "race condition", "lock",
-            "locks", "locking", "distributed", "consensus", "replica", "replicas",
-            "replication", "parallel", "idempotent", "idempotency", "exactly-once",
-            "at-least-once", "mutex", "contention", "leader election", "sharded", "shards",
+            "concurrent",
+            "concurrently",
+            "concurrency",
+            "race",
+            "race condition",
+            "lock",
+            "locks",
+            "locking",
+            "distributed",
+            "consensus",
+            "replica",
+            "replicas",
+            "replication",
+            "parallel",
+            "idempotent",
+            "idempotency",
+            "exactly-once",
+            "at-least-once",
+            "mutex",
+            "contention",
+            "leader election",
+            "sharded",
+            "shards",
         ],
     },
     Category {
         name: "critical",
         keywords: &[
-            "crypto", "cryptocurrency", "wallet", "private key", "private keys", "blockchain",
-            "hipaa", "pci", "pci-dss", "pci dss", "security-critical", "safety-critical",
-            "multi-tenant", "compliance", "financial", "consensus",
+            "crypto",
+            "cryptocurrency",
+            "wallet",
+            "private key",
+            "private keys",
+            "blockchain",
+            "hipaa",
+            "pci",
+            "pci-dss",
+            "pci dss",
+            "security-critical",
+            "safety-critical",
+            "multi-tenant",
+            "compliance",
+            "financial",
+            "consensus",
         ],
     },
     Category {
         name: "small change",
         keywords: &[
-            "button", "typo", "rename", "small change", "minor", "cosmetic", "copy change",
-            "tooltip", "wording", "label text", "one-line", "trivial",
+            "button",
+            "typo",
+            "rename",
+            "small change",
+            "minor",
+            "cosmetic",
+            "copy change",
+            "tooltip",
+            "wording",
+            "label text",
+            "one-line",
+            "trivial",
         ],
     },
 ];
@@ -367,6 +457,16 @@ pub fn gauntlet_for(base: &Gauntlet, spec: &Spec) -> (Gauntlet, Assessment) {
     (apply(base, &a, spec), a)
 }
 
+/// `--complexity` as a level (`None` for auto).
+pub fn requested_level(arg: crate::cli::ComplexityArg) -> Option<Level> {
+    match arg {
+        crate::cli::ComplexityArg::Auto => None,
+        crate::cli::ComplexityArg::Quick => Some(Level::Quick),
+        crate::cli::ComplexityArg::Standard => Some(Level::Standard),
+        crate::cli::ComplexityArg::Thorough => Some(Level::Thorough),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -394,7 +494,10 @@ mod tests {
         assert_eq!(l, Level::Standard, "{r:?}");
         assert!(r.iter().any(|x| x.starts_with("money")), "{r:?}");
         // Small but not described as a small change: standard, not weaker.
-        assert_eq!(level("# Jobs\n\nA worker drains the queue.\n").0, Level::Standard);
+        assert_eq!(
+            level("# Jobs\n\nA worker drains the queue.\n").0,
+            Level::Standard
+        );
     }
 
     #[test]
@@ -419,9 +522,13 @@ mod tests {
         let (l, r) = level(&t);
         assert_eq!(l, Level::Thorough);
         assert!(r[0].starts_with("large spec"), "{r:?}");
-        let (l, r) = level("# Wallet\n\nUsers keep a crypto wallet; the private key is stored encrypted.\n");
+        let (l, r) =
+            level("# Wallet\n\nUsers keep a crypto wallet; the private key is stored encrypted.\n");
         assert_eq!(l, Level::Thorough);
-        assert!(r[0].contains("wallet") && r[0].contains("private key"), "{r:?}");
+        assert!(
+            r[0].contains("wallet") && r[0].contains("private key"),
+            "{r:?}"
+        );
     }
 
     #[test]
@@ -449,16 +556,10 @@ mod tests {
         let c = components(&spec);
         assert!(c.contains(&"billing service".to_string()), "{c:?}");
         assert!(c.contains(&"ingest worker".to_string()), "{c:?}");
-        assert!(!c.iter().any(|x| x.starts_with("the ") || x.starts_with("external")), "{c:?}");
-    }
-}
-
-/// `--complexity` as a level (`None` for auto).
-pub fn requested_level(arg: crate::cli::ComplexityArg) -> Option<Level> {
-    match arg {
-        crate::cli::ComplexityArg::Auto => None,
-        crate::cli::ComplexityArg::Quick => Some(Level::Quick),
-        crate::cli::ComplexityArg::Standard => Some(Level::Standard),
-        crate::cli::ComplexityArg::Thorough => Some(Level::Thorough),
+        assert!(
+            !c.iter()
+                .any(|x| x.starts_with("the ") || x.starts_with("external")),
+            "{c:?}"
+        );
     }
 }

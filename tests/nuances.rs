@@ -37,11 +37,36 @@ fn surviving(c: &serde_json::Value) -> bool {
 }
 
 const CHECKS: &[(&str, &str, &str, &str)] = &[
-    ("redis", "nuance-redis-primary-store", "burned_oncall", "nuances/redis.md"),
-    ("mysql", "nuance-mysql-utf8", "pedantic_nitpicker", "nuances/mysql.md"),
-    ("lambda", "nuance-lambda-15-minutes", "asshole_loner", "nuances/aws-lambda.md"),
-    ("sqs", "nuance-sqs-fifo-throughput", "burned_oncall", "nuances/sqs.md"),
-    ("kafka", "nuance-kafka-cross-partition-order", "asshole_loner", "nuances/kafka.md"),
+    (
+        "redis",
+        "nuance-redis-primary-store",
+        "burned_oncall",
+        "nuances/redis.md",
+    ),
+    (
+        "mysql",
+        "nuance-mysql-utf8",
+        "pedantic_nitpicker",
+        "nuances/mysql.md",
+    ),
+    (
+        "lambda",
+        "nuance-lambda-15-minutes",
+        "asshole_loner",
+        "nuances/aws-lambda.md",
+    ),
+    (
+        "sqs",
+        "nuance-sqs-fifo-throughput",
+        "burned_oncall",
+        "nuances/sqs.md",
+    ),
+    (
+        "kafka",
+        "nuance-kafka-cross-partition-order",
+        "asshole_loner",
+        "nuances/kafka.md",
+    ),
 ];
 
 #[test]
@@ -49,7 +74,12 @@ fn each_shipped_check_fires_on_its_gap_and_not_on_its_handled_twin() {
     for (name, rule, adversary, source) in CHECKS {
         let v = run_json(&format!("{name}-gap.md"), &[]);
         let hits = by_rule(&v, rule);
-        assert_eq!(hits.len(), 1, "{name}-gap: {rule} raised {} times", hits.len());
+        assert_eq!(
+            hits.len(),
+            1,
+            "{name}-gap: {rule} raised {} times",
+            hits.len()
+        );
         let c = hits[0];
         assert!(surviving(c), "{name}-gap: {rule} ended {}", c["status"]);
         assert_eq!(c["adversary"], *adversary);
@@ -59,7 +89,9 @@ fn each_shipped_check_fires_on_its_gap_and_not_on_its_handled_twin() {
         // The verdict lists the technology and the nuances applied.
         let techs = v["nuances"]["technologies"].as_array().unwrap();
         assert!(
-            techs.iter().any(|t| t["technology"] == c["nuance"]["technology"]),
+            techs
+                .iter()
+                .any(|t| t["technology"] == c["nuance"]["technology"]),
             "{name}: {techs:?}"
         );
         assert!(
@@ -102,7 +134,9 @@ fn explain_names_the_nuance_and_its_file() {
         .code(0);
     assert!(
         out.stdout.contains("nuance: Kafka (nuances/kafka.md:")
-            && out.stdout.contains("Ordering is guaranteed only within a partition"),
+            && out
+                .stdout
+                .contains("Ordering is guaranteed only within a partition"),
         "{}",
         out.stdout
     );
@@ -152,10 +186,20 @@ fn the_project_nuances_file_is_read_and_merged_case_insensitively() {
         .args(["nuances", "spec.md"])
         .run()
         .code(0);
-    assert!(out.stdout.contains("Convex: detected from `convex`"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("Convex: detected from `convex`"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("[NUANCES.md:4]"), "{}", out.stdout);
     // `## REDIS` adds to the built-in Redis: both files' nuances apply.
-    assert!(out.stdout.contains("Our Redis is a managed cluster [NUANCES.md:7]") || out.stdout.contains("persistence off. [NUANCES.md:7]"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("Our Redis is a managed cluster [NUANCES.md:7]")
+            || out.stdout.contains("persistence off. [NUANCES.md:7]"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("[nuances/redis.md:"), "{}", out.stdout);
     let v = gauntlet()
         .cwd(dir.path())
@@ -225,8 +269,16 @@ fn a_missing_project_file_is_fine_and_extra_files_add_technologies() {
         .args(["nuances", "spec.md"])
         .run()
         .code(0);
-    assert!(out.stdout.contains("No technology with nuances detected"), "{}", out.stdout);
-    std::fs::write(dir.path().join("extra.md"), "## Convex\n- Indexes are defined upfront.\n").unwrap();
+    assert!(
+        out.stdout.contains("No technology with nuances detected"),
+        "{}",
+        out.stdout
+    );
+    std::fs::write(
+        dir.path().join("extra.md"),
+        "## Convex\n- Indexes are defined upfront.\n",
+    )
+    .unwrap();
     gauntlet()
         .cwd(dir.path())
         .args(["nuances", "--nuances", "extra.md", "spec.md"])
@@ -245,7 +297,9 @@ fn nuances_command_says_which_checks_fire() {
         .run()
         .code(0)
         .stdout_has("Amazon SQS: detected from `amazon sqs`, `sqs`")
-        .stdout_has("check nuance-sqs-fifo-throughput: raises a concern (burned_oncall) at lines 6");
+        .stdout_has(
+            "check nuance-sqs-fifo-throughput: raises a concern (burned_oncall) at lines 6",
+        );
     gauntlet()
         .cwd(dir.path())
         .arg("nuances")
@@ -269,7 +323,11 @@ fn complexity_levels_change_what_runs_and_are_reported() {
         .args(["--no-store", "--format", "json"])
         .path(&spec)
         .run();
-    assert!(out.stderr.contains("complexity: quick (auto: small spec"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("complexity: quick (auto: small spec"),
+        "{}",
+        out.stderr
+    );
     let v = out.json();
     assert_eq!(v["complexity"]["level"], "quick");
     assert_eq!(v["complexity"]["requested"], "auto");
@@ -300,7 +358,10 @@ fn complexity_levels_change_what_runs_and_are_reported() {
     let v = gauntlet()
         .cwd(dir.path())
         .args(["--no-store", "--format", "json", "--complexity", "quick"])
-        .args(["--adversaries", "lazy_developer,burned_oncall,paranoid_security"])
+        .args([
+            "--adversaries",
+            "lazy_developer,burned_oncall,paranoid_security",
+        ])
         .path(&spec)
         .run()
         .json();
@@ -333,7 +394,11 @@ fn suggest_prints_adversaries_complexity_and_models_and_runs_nothing() {
         "attack: offline",
         "Technologies: Redis",
     ] {
-        assert!(out.stdout.contains(needle), "lacks {needle}: {}", out.stdout);
+        assert!(
+            out.stdout.contains(needle),
+            "lacks {needle}: {}",
+            out.stdout
+        );
     }
     assert!(!out.stdout.contains("Adversarial Gauntlet Report"));
     assert!(!dir.path().join(".adversarial-spec").exists());
@@ -351,9 +416,16 @@ fn suggest_prints_adversaries_complexity_and_models_and_runs_nothing() {
     let conf = adv[0]["confidence"].as_f64().unwrap();
     assert!((0.4..=0.9).contains(&conf));
     // burned_oncall scores on this spec: it names why.
-    let oncall = adv.iter().find(|a| a["name"] == "paranoid_security").unwrap();
+    let oncall = adv
+        .iter()
+        .find(|a| a["name"] == "paranoid_security")
+        .unwrap();
     assert!(
-        oncall["keywords"].as_array().unwrap().iter().any(|k| k == "session"),
+        oncall["keywords"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|k| k == "session"),
         "{oncall}"
     );
     assert_eq!(v["models"]["attack"], "offline");

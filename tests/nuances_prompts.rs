@@ -7,7 +7,9 @@ use gauntlet::filter::NoFilter;
 use gauntlet::pipeline::RunOptions;
 use gauntlet::provider::fake::FakeProvider;
 use gauntlet::provider::selection::SystemProbe;
-use gauntlet::provider::{CompletionRequest, ModelName, ModelRun, ModelSettings, Provider, ProviderKind};
+use gauntlet::provider::{
+    CompletionRequest, ModelName, ModelRun, ModelSettings, Provider, ProviderKind,
+};
 use gauntlet::spec::Spec;
 use std::sync::{Arc, Mutex};
 
@@ -20,11 +22,18 @@ fn respond(r: &CompletionRequest) -> String {
         .captures(&r.prompt)
         .map(|c| c[1].to_string())
         .unwrap_or_default();
-    format!(r#"{{"votes": [{{"id": "{id}", "decision": "dismiss", "reasoning": "line 5 covers it", "cites": [5]}}]}}"#)
+    format!(
+        r#"{{"votes": [{{"id": "{id}", "decision": "dismiss", "reasoning": "line 5 covers it", "cites": [5]}}]}}"#
+    )
 }
 
 /// Runs one spec on fake models; returns every prompt sent.
-async fn prompts(spec: &str, nuances: bool, final_boss: bool, options: RunOptions) -> (Vec<String>, gauntlet::verdict::Verdict) {
+async fn prompts(
+    spec: &str,
+    nuances: bool,
+    final_boss: bool,
+    options: RunOptions,
+) -> (Vec<String>, gauntlet::verdict::Verdict) {
     let k = ProviderKind::OpenAiCompatible;
     let settings = ModelSettings {
         attack: ModelName::new(k, "attacker"),
@@ -35,7 +44,9 @@ async fn prompts(spec: &str, nuances: bool, final_boss: bool, options: RunOption
     let mr = ModelRun::new(settings);
     let options = RunOptions {
         nuances: if nuances {
-            gauntlet::nuance::load(&Default::default()).unwrap().map(Arc::new)
+            gauntlet::nuance::load(&Default::default())
+                .unwrap()
+                .map(Arc::new)
         } else {
             None
         },
@@ -78,11 +89,19 @@ fn one_adversary() -> RunOptions {
 #[tokio::test]
 async fn the_checklist_goes_after_the_spec_only_when_a_technology_is_detected() {
     let (p, _) = prompts(REDIS, true, false, one_adversary()).await;
-    let attack: Vec<&String> = p.iter().filter(|x| x.contains("as the adversary `")).collect();
-    let eval: Vec<&String> = p.iter().filter(|x| x.contains("Concerns (vote on each, by id)")).collect();
+    let attack: Vec<&String> = p
+        .iter()
+        .filter(|x| x.contains("as the adversary `"))
+        .collect();
+    let eval: Vec<&String> = p
+        .iter()
+        .filter(|x| x.contains("Concerns (vote on each, by id)"))
+        .collect();
     assert!(!attack.is_empty() && !eval.is_empty());
     for prompt in attack.iter().chain(eval.iter()) {
-        let list = prompt.find("DIVERGENCE CHECKLIST").expect("checklist in prompt");
+        let list = prompt
+            .find("DIVERGENCE CHECKLIST")
+            .expect("checklist in prompt");
         let end = prompt.find("=== SPEC END ===").unwrap();
         assert!(list > end, "the checklist comes after the spec");
         assert!(prompt.contains("\n## Redis\n- "));

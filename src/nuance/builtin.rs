@@ -106,8 +106,8 @@ mod tests {
         embedded.sort();
         assert_eq!(embedded, on_disk, "every nuances/*.md is embedded");
         for (path, text) in FILES.iter().chain([&TECHNOLOGIES, &CHECKS]) {
-            let disk = std::fs::read_to_string(dir.join(path.trim_start_matches("nuances/")))
-                .unwrap();
+            let disk =
+                std::fs::read_to_string(dir.join(path.trim_start_matches("nuances/"))).unwrap();
             assert_eq!(*text, disk, "{path} is embedded as on disk");
         }
     }
@@ -119,11 +119,18 @@ mod tests {
         assert!(set.technologies.len() >= 20, "{}", set.technologies.len());
         for t in &set.technologies {
             assert!(
-                f.technology.iter().any(|d| super::super::key(&d.name) == t.key),
+                f.technology
+                    .iter()
+                    .any(|d| super::super::key(&d.name) == t.key),
                 "{} has no identifiers in technologies.toml",
                 t.name
             );
-            assert!(t.nuances.len() >= 4, "{} has only {} nuances", t.name, t.nuances.len());
+            assert!(
+                t.nuances.len() >= 4,
+                "{} has only {} nuances",
+                t.name,
+                t.nuances.len()
+            );
             for n in &t.nuances {
                 assert!(
                     n.text.contains("Source:"),
@@ -134,7 +141,11 @@ mod tests {
             }
         }
         for d in &f.technology {
-            assert!(set.technology(&d.name).is_some(), "{} has no nuance file", d.name);
+            assert!(
+                set.technology(&d.name).is_some(),
+                "{} has no nuance file",
+                d.name
+            );
             assert!(!d.identifiers.is_empty());
             for id in &d.identifiers {
                 assert_eq!(id, &id.to_lowercase(), "identifiers are lowercase: {id}");

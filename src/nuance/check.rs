@@ -71,7 +71,9 @@ pub fn parse(file: &str, text: &str, set: &NuanceSet) -> Result<Vec<NuanceCheck>
     for c in f.check {
         let id = &c.rule.id;
         if !id.starts_with(RULE_PREFIX) {
-            return Err(invalid(format!("check `{id}`: ids start with `{RULE_PREFIX}`")));
+            return Err(invalid(format!(
+                "check `{id}`: ids start with `{RULE_PREFIX}`"
+            )));
         }
         if out.iter().any(|o| o.def.id == *id) {
             return Err(invalid(format!("duplicate check id `{id}`")));

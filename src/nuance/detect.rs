@@ -59,7 +59,10 @@ impl Detector {
         for (i, t) in technologies.iter().enumerate() {
             for id in identifiers(t) {
                 let id = id.to_lowercase();
-                if !id.trim().is_empty() && !id.contains('\n') && !patterns.iter().any(|(j, p)| *j == i && *p == id) {
+                if !id.trim().is_empty()
+                    && !id.contains('\n')
+                    && !patterns.iter().any(|(j, p)| *j == i && *p == id)
+                {
                     patterns.push((i, id));
                 }
             }
@@ -174,7 +177,11 @@ mod tests {
             "next steps: review",
             "unpg_ prefix",
         ] {
-            assert!(names(&set, text).is_empty(), "{text}: {:?}", names(&set, text));
+            assert!(
+                names(&set, text).is_empty(),
+                "{text}: {:?}",
+                names(&set, text)
+            );
         }
     }
 

@@ -170,7 +170,9 @@ mod tests {
             err,
             "p/NUANCES.md, line 3, column 1: bullet before any `## Technology` heading (each nuance belongs to a technology)"
         );
-        let err = parse("x.md", "## A\n- ok\n##   \n").unwrap_err().to_string();
+        let err = parse("x.md", "## A\n- ok\n##   \n")
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("x.md, line 3,") && err.contains("without a technology name"));
         let err = parse("x.md", "## A\n-   \n").unwrap_err().to_string();
         assert!(err.starts_with("x.md, line 2,") && err.contains("empty bullet"));
@@ -185,7 +187,10 @@ mod tests {
         assert!(parse("ok.md", &ok).is_ok());
         let big = format!("## A\n- {}\n", "x".repeat(64 * 1024));
         let err = parse("big.md", &big).unwrap_err().to_string();
-        assert!(err.starts_with("big.md: ") && err.contains("65536-byte limit"), "{err}");
+        assert!(
+            err.starts_with("big.md: ") && err.contains("65536-byte limit"),
+            "{err}"
+        );
     }
 
     #[test]
