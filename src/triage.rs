@@ -457,13 +457,27 @@ pub fn gauntlet_for(base: &Gauntlet, spec: &Spec) -> (Gauntlet, Assessment) {
     (apply(base, &a, spec), a)
 }
 
+/// `--complexity`: how much gauntlet a spec gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
+pub enum ComplexityArg {
+    /// Read the spec's signals and pick a level (said on stderr).
+    #[default]
+    Auto,
+    /// The adversaries the spec is about, one evaluator, no rebuttal.
+    Quick,
+    /// The full gauntlet.
+    Standard,
+    /// The full gauntlet plus the final boss.
+    Thorough,
+}
+
 /// `--complexity` as a level (`None` for auto).
-pub fn requested_level(arg: crate::cli::ComplexityArg) -> Option<Level> {
+pub fn requested_level(arg: ComplexityArg) -> Option<Level> {
     match arg {
-        crate::cli::ComplexityArg::Auto => None,
-        crate::cli::ComplexityArg::Quick => Some(Level::Quick),
-        crate::cli::ComplexityArg::Standard => Some(Level::Standard),
-        crate::cli::ComplexityArg::Thorough => Some(Level::Thorough),
+        ComplexityArg::Auto => None,
+        ComplexityArg::Quick => Some(Level::Quick),
+        ComplexityArg::Standard => Some(Level::Standard),
+        ComplexityArg::Thorough => Some(Level::Thorough),
     }
 }
 
