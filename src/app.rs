@@ -70,6 +70,12 @@ pub fn run_spec(
         return Ok(crate::exit_code::PASS);
     }
     let gauntlet = crate::triage::apply(&config.gauntlet()?, &assessment, &loaded.spec);
+    if assessment.level == crate::triage::Level::Thorough && gauntlet.final_boss.is_none() {
+        events(Event::Warning(
+            "complexity thorough: the final boss model cannot be used (see --final-boss-model); running without it"
+                .to_string(),
+        ));
+    }
     let persistence = config.persistence(args.run.no_store)?;
     let mut verdict = if config.is_offline() {
         gauntlet.run_blocking(&loaded.spec, persistence.filter(), events)

@@ -75,11 +75,20 @@ impl Config {
             self.options.complexity.level,
             None | Some(crate::triage::Level::Thorough)
         );
-        self.models.gauntlet(
+        let built = self.models.gauntlet(
             self.catalog.clone(),
             self.options.clone(),
             self.final_boss || may_be_thorough,
-        )
+        );
+        match built {
+            // The final boss model may be unusable (no key) when nobody asked
+            // for it: the run goes on without it (app.rs warns at thorough).
+            Err(_) if may_be_thorough && !self.final_boss => {
+                self.models
+                    .gauntlet(self.catalog.clone(), self.options.clone(), false)
+            }
+            other => other,
+        }
     }
 
     /// True when every role runs on the offline engine (no I/O, so batch
