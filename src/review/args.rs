@@ -171,6 +171,9 @@ mod tests {
             "max_concurrency" => &["--max-concurrency", "3"],
             "deadline" => &["--deadline", "60"],
             "offline" => &["--offline"],
+            "nuances" => &["--nuances", "extra-nuances.md"],
+            "no_nuances" => &["--no-nuances"],
+            "complexity" => &["--complexity", "thorough"],
             other => panic!("add a sample value for the shared flag `{other}` to this test"),
         }
     }
