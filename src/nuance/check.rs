@@ -151,3 +151,59 @@ pub fn extend_catalog(catalog: &mut Catalog, set: &NuanceSet) -> Result<(), Data
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set() -> NuanceSet {
+        let mut s = NuanceSet::default();
+        s.merge(
+            crate::nuance::parse::parse(
+                "t.md",
+                "## Redis\n- Keys expire silently.\n- Keys are strings.\n",
+            )
+            .unwrap(),
+        );
+        s
+    }
+
+    fn check(technology: &str, cites: &str, id: &str) -> String {
+        format!(
+            "[[check]]\ntechnology = \"{technology}\"\ncites = \"{cites}\"\nadversary = \"burned_oncall\"\n[check.rule]\nid = \"{id}\"\ntitle = \"t\"\nseverity = \"low\"\ntriggers = ['x']\nmissing = \"m\"\nimpact = \"i\"\n"
+        )
+    }
+
+    #[test]
+    fn a_check_cites_exactly_one_nuance_and_defaults_requires_to_the_identifiers() {
+        let c = parse("c.toml", &check("redis", "EXPIRE", "nuance-a"), &set()).unwrap();
+        assert_eq!(c[0].citation.nuance, "Keys expire silently.");
+        assert_eq!(c[0].citation.source, "t.md");
+        assert_eq!(c[0].citation.line, 2);
+        assert!(
+            c[0].def.requires.iter().any(|r| r == r"\bredis\b"),
+            "{:?}",
+            c[0].def.requires
+        );
+        let err = parse("c.toml", &check("Redis", "Keys", "nuance-a"), &set())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("matches 2 nuances"), "{err}");
+        let err = parse("c.toml", &check("Mongo", "x", "nuance-a"), &set())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no technology `Mongo`"), "{err}");
+        let err = parse("c.toml", &check("Redis", "expire", "redis-a"), &set())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("ids start with `nuance-`"), "{err}");
+    }
+
+    #[test]
+    fn identifiers_get_word_boundaries_only_on_word_sides() {
+        assert_eq!(escape_identifier("redis"), r"\bredis\b");
+        assert_eq!(escape_identifier("pg_"), r"\bpg_");
+        assert_eq!(escape_identifier("s3://"), r"\bs3://");
+        assert_eq!(escape_identifier(".proto"), r"\.proto\b");
+    }
+}
