@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 const AFTER_HELP: &str = "\
 Examples:
-  gauntlet examples/payment-webhooks.md
+  gauntlet examples/team-invites.md
   gauntlet --format json < spec.md > verdict.json
   gauntlet --adversaries paranoid_security,burned_oncall --final-boss spec.md
   gauntlet --fail-on high --format markdown spec.md > comment.md
@@ -46,6 +46,9 @@ impl Cli {
             | Some(Command::AdversaryStats(_))
             | Some(Command::Review(_))
             | Some(Command::Nuances(_))
+            | Some(Command::Runs(_))
+            | Some(Command::Completions(_))
+            | Some(Command::Man(_))
             | None => &self.args,
         }
     }
@@ -65,6 +68,28 @@ pub enum Command {
     /// Show which technologies a spec uses, the nuances that would apply
     /// and which offline nuance checks would fire (nothing is run).
     Nuances(crate::nuance::command::NuancesArgs),
+    /// Saved runs under .adversarial-spec/runs/: list them, show one.
+    Runs(crate::runs::RunsArgs),
+    /// Print a shell completion script (e.g. `gauntlet completions bash`).
+    Completions(CompletionsArgs),
+    /// Print the man page in roff (e.g. `gauntlet man > gauntlet.1`).
+    Man(ManArgs),
+}
+
+/// `gauntlet completions SHELL`.
+#[derive(Debug, Clone, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete in.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+/// `gauntlet man [COMMAND]`.
+#[derive(Debug, Clone, Args)]
+pub struct ManArgs {
+    /// A subcommand (e.g. review) to print its own page, gauntlet-COMMAND(1).
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
 }
 
 /// `gauntlet explain ID [SPEC]`: reruns the spec offline and explains ID.
@@ -94,6 +119,12 @@ pub struct SpecArgs {
     /// Also write the run's stats JSON to this file.
     #[arg(long, value_name = "PATH")]
     pub stats_json: Option<PathBuf>,
+
+    /// Also write the human report to this file: Markdown when PATH ends in
+    /// .md or .markdown, else plain text. With --format json, one run gives
+    /// JSON on stdout and the report for people.
+    #[arg(long, value_name = "PATH")]
+    pub report: Option<PathBuf>,
 
     /// Print the plan (models per role, estimated calls and tokens) and call nothing.
     #[arg(long)]

@@ -32,6 +32,14 @@ impl Config {
             crate::nuance::check::extend_catalog(&mut catalog, set)?;
         }
         let adversaries = resolve_adversaries(&catalog, &args.adversaries)?;
+        // A store folder planted as a symlink is refused (exit 3) before
+        // anything reads it (config.toml) or writes to it (runs/).
+        crate::store::StoreOptions {
+            dir: args.store_dir.clone(),
+            now: None,
+            report: false,
+        }
+        .paths()?;
         Ok(Config {
             catalog: Arc::new(catalog),
             options: RunOptions {

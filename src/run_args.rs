@@ -114,6 +114,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "URL")]
     pub api_base: Option<String>,
 
+    /// Let the repository's .adversarial-spec/config.toml set api_base (off:
+    /// a repository may pick models, not where specs are sent).
+    #[arg(long, env = "GAUNTLET_ALLOW_CONFIG_API_BASE", value_parser = clap::builder::BoolishValueParser::new())]
+    pub allow_config_api_base: bool,
+
     /// Seconds per model call before it times out [default: 120].
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<u64>,
@@ -140,6 +145,6 @@ pub struct RunArgs {
     pub complexity: crate::triage::ComplexityArg,
 
     /// Use the offline engine in every role, whatever is installed or configured.
-    #[arg(long, env = "GAUNTLET_OFFLINE", value_parser = clap::builder::BoolishValueParser::new(), conflicts_with_all = ["attack_model", "eval_models", "final_boss_model"])]
+    #[arg(long, env = "GAUNTLET_OFFLINE", value_parser = clap::builder::BoolishValueParser::new())]
     pub offline: bool,
 }

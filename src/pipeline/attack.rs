@@ -66,6 +66,16 @@ impl Gauntlet {
         }
         if !personas.is_empty() && run.stats.attack.failed.len() == personas.len() {
             run.incomplete.push("every attacker failed".to_string());
+        } else if !personas.is_empty()
+            && concerns.is_empty()
+            && self.attacker.model() != crate::offline::MODEL
+        {
+            // Issue 12 (hardening): a model endpoint that answers `[]` to
+            // every attack did not review the spec; that is no pass.
+            run.incomplete.push(format!(
+                "every model attacker ({}) returned no concerns: nothing usable came back, so the spec was not reviewed",
+                self.attacker.model()
+            ));
         }
         run.stats.attack.total = concerns.len() as u64;
         run.stats.duration_ms.attack = ms(t);

@@ -98,9 +98,13 @@ impl ModelRun {
         if s.is_offline() {
             return Ok(offline);
         }
-        let mut secrets = Vec::new();
+        // Every key-like value in the environment, not only the keys of the
+        // providers in use (issue 12): another provider's key must not leak.
+        let mut secrets = super::redact::env_secrets();
         for m in s.models(final_boss) {
-            if let Some(v) = m.kind.key_var().and_then(|v| probe.var(v)) {
+            if let Some(v) = m.kind.key_var().and_then(|v| probe.var(v))
+                && !secrets.contains(&v)
+            {
                 secrets.push(v);
             }
         }

@@ -11,6 +11,7 @@ pub mod location;
 pub mod lock;
 pub mod persist;
 pub mod resolved_store;
+pub mod run_history;
 pub mod similarity;
 pub mod store_error;
 
@@ -39,7 +40,9 @@ impl StoreOptions {
             file: ".".to_string(),
             source,
         })?;
-        Ok(StorePaths::resolve(self.dir.as_deref(), &cwd))
+        let paths = StorePaths::resolve(self.dir.as_deref(), &cwd);
+        paths.check_folder()?;
+        Ok(paths)
     }
 
     pub fn now(&self) -> DateTime<Utc> {

@@ -40,6 +40,7 @@ impl ProjectStore {
         now: DateTime<Utc>,
         report: bool,
     ) -> Result<ProjectStore, StoreError> {
+        paths.check_folder()?;
         let snapshot = resolved_store::load(&paths.store())?;
         adversary_stats::load(&paths.stats())?;
         let index = build_index(&snapshot);
@@ -105,7 +106,10 @@ pub fn filter_concerns(
     now: DateTime<Utc>,
     concerns: &mut [Concern],
 ) -> FilterStats {
-    let mut stats = FilterStats::default();
+    let mut stats = FilterStats {
+        store: true,
+        ..FilterStats::default()
+    };
     for c in concerns.iter_mut() {
         if c.status != Status::Raised {
             continue;
@@ -198,7 +202,7 @@ pub fn apply_verdict(
             && let Some(i) = store.position(&n.entry_id)
         {
             let e = &mut store.concerns[i];
-            e.times_matched += 1;
+            e.times_matched = e.times_matched.saturating_add(1);
             e.last_matched = Some(now);
             applied.matched += 1;
         }
@@ -301,10 +305,18 @@ impl Persistence for ProjectStore {
                     .map(|m| snapshot.concerns[m.entry].id.clone())
             })
         };
-        if applied != Applied::default() {
+        // Nothing is replaced until the history line is written (below):
+        // a failure leaves all three files as they were, and a retry adds
+        // no phantom run.
+        let staged_store = if applied != Applied::default() {
             store.last_updated = Some(self.now);
-            resolved_store::save(&store_path, &store)?;
-        }
+            Some(super::lock::stage_file(
+                &store_path,
+                &resolved_store::to_bytes(&store),
+            )?)
+        } else {
+            None
+        };
         if applied.saved + applied.updated > 0 {
             notes.push(format!(
                 "auto-saved {} dismissal explanation(s) for future filtering ({} new, {} updated) in {}",
@@ -318,12 +330,23 @@ impl Persistence for ProjectStore {
         let run = RunRecord::from_verdict(verdict, self.now);
         let mut stats = adversary_stats::load(&self.paths.stats())?;
         stats.apply(&run);
-        adversary_stats::save(&self.paths.stats(), &stats)?;
+        let staged_stats =
+            super::lock::stage_file(&self.paths.stats(), &adversary_stats::to_bytes(&stats))?;
         adversary_stats::append_history(&self.paths.history(), &run)?;
+        if let Some(staged) = staged_store {
+            staged.commit(&store_path)?;
+        }
+        staged_stats.commit(&self.paths.stats())?;
 
         if self.report {
             let path = write_report(&self.paths, verdict, &run, &stats, self.now)?;
             notes.push(format!("review report: {}", path.display()));
+        }
+        // The run history (`gauntlet runs`): worth a note when it fails,
+        // never worth failing the run.
+        match super::run_history::save(&self.paths.dir, verdict, self.now) {
+            Ok(id) => notes.push(format!("saved as run {id} (gauntlet runs show {id})")),
+            Err(e) => notes.push(format!("warning: run history not saved: {e}")),
         }
         Ok(notes)
     }
@@ -338,7 +361,7 @@ fn write_report(
     now: DateTime<Utc>,
 ) -> Result<std::path::PathBuf, StoreError> {
     let dir = paths.reviews();
-    std::fs::create_dir_all(&dir).map_err(|source| StoreError::Write {
+    crate::fsutil::create_dir_no_links(&paths.dir, &dir).map_err(|source| StoreError::Write {
         file: dir.display().to_string(),
         source,
     })?;
@@ -354,7 +377,7 @@ fn write_report(
             format!("{stem}_{n}.md")
         };
         let path = dir.join(name);
-        if !path.exists() {
+        if std::fs::symlink_metadata(&path).is_err() {
             super::lock::write_file(&path, &text)?;
             return Ok(path);
         }
