@@ -19,6 +19,7 @@ pub fn run(
         None => run_spec(&cli.args, out, events, color),
         Some(Command::Explain(args)) => crate::explain::run(&args.id, &args.args, out, events),
         Some(Command::Store(args)) => crate::store::commands::run_store(&args, out),
+        Some(Command::History(args)) => crate::store::history_command::run(&args, out),
         Some(Command::AdversaryStats(args)) => {
             crate::store::commands::run_adversary_stats(&args, out)
         }
@@ -92,6 +93,9 @@ pub fn run_spec(
             .run(&gauntlet, &loaded.spec, persistence.filter(), events)?
     };
     verdict.warnings.splice(0..0, loaded.warnings);
+    for note in persistence.remember(&loaded.spec, &mut verdict)? {
+        events(Event::Note(note));
+    }
     for note in persistence.record(&loaded.spec, &verdict)? {
         events(Event::Note(note));
     }

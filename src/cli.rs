@@ -16,7 +16,9 @@ Examples:
 
 Exit codes:
   0  pass: no concern requires revision at or above --fail-on
-  1  revise: at least one concern requires revision at or above --fail-on
+  1  revise: at least one concern requires revision at or above --fail-on,
+     a deferred concern needs a decision (unless --allow-deferred), the final
+     boss asks to refine or reconsider, or fresh eyes left a question open
   2  usage or input error (bad flags, no spec, a directory, binary or oversized input)
   3  the run could not complete (a role failed; the verdict is incomplete),
      or .adversarial-spec/ could not be read or written (see `gauntlet store check`)";
@@ -43,6 +45,7 @@ impl Cli {
         match &self.command {
             Some(Command::Explain(a)) => &a.args,
             Some(Command::Store(_))
+            | Some(Command::History(_))
             | Some(Command::AdversaryStats(_))
             | Some(Command::Review(_))
             | Some(Command::Nuances(_))
@@ -61,6 +64,8 @@ pub enum Command {
     Explain(Box<ExplainArgs>),
     /// Inspect and maintain the resolved-concerns store (.adversarial-spec/).
     Store(crate::store::args::StoreArgs),
+    /// The timeline of a spec's concerns across runs (carry-forward history).
+    History(crate::store::history_command::HistoryArgs),
     /// Adversary leaderboard from the cumulative statistics.
     AdversaryStats(crate::store::args::AdversaryStatsArgs),
     /// Review every spec in folders: progress, a report per spec, a summary.

@@ -218,6 +218,9 @@ pub struct Concern {
     /// The technology nuance an offline nuance check cites (issue 10).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nuance: Option<crate::nuance::Citation>,
+    /// The evaluators' votes were split (not unanimous): worth a deeper look.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub contested_vote: bool,
 }
 
 impl Concern {
@@ -245,6 +248,7 @@ impl Concern {
             rule: raw.rule,
             subject: raw.subject,
             nuance: None,
+            contested_vote: false,
         }
     }
 

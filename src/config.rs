@@ -56,6 +56,13 @@ impl Config {
                     explicit_final_boss: args.final_boss || args.final_boss_model.is_some(),
                 },
                 assessment: None,
+                allow_deferred: args.allow_deferred,
+                fresh_eyes: args.fresh_eyes,
+                rounds: args.rounds,
+                responses: match &args.responses {
+                    Some(p) => crate::responses::Responses::load(p).map_err(UsageError::Invalid)?,
+                    None => Default::default(),
+                },
             },
             final_boss: args.final_boss || args.final_boss_model.is_some(),
             models: crate::provider::ModelRun::from_args(args)?,

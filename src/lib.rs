@@ -14,6 +14,7 @@
 
 pub mod adversary_stats;
 pub mod app;
+pub mod carry_forward;
 pub mod catalog;
 pub mod cli;
 pub mod concern;
@@ -25,6 +26,7 @@ pub mod event;
 pub mod exit_code;
 pub mod explain;
 pub mod filter;
+pub mod fresh_eyes;
 pub mod fsutil;
 pub mod input;
 pub mod keyword_scan;
@@ -40,9 +42,11 @@ pub mod protocol;
 pub mod provider;
 pub mod quantity;
 pub mod render;
+pub mod responses;
 pub mod review;
 pub mod review_report;
 pub mod roles;
+pub mod rounds;
 pub mod rule;
 pub mod run_args;
 pub mod runs;

@@ -73,6 +73,7 @@ fn main() -> ExitCode {
 fn machine_output(cli: &gauntlet::cli::Cli) -> bool {
     use gauntlet::cli::Command;
     use gauntlet::review::SummaryFormat;
+    use gauntlet::runs::RunsCommand;
     use gauntlet::store::args::{ListFormat, StatsFormat, StoreCommand};
     match &cli.command {
         None => matches!(cli.spec_args().format, Format::Json | Format::Sarif),
@@ -87,9 +88,20 @@ fn machine_output(cli: &gauntlet::cli::Cli) -> bool {
                 ..
             }
         ),
+        Some(Command::History(h)) => h.format == ListFormat::Json,
+        Some(Command::Runs(r)) => matches!(
+            r.command,
+            RunsCommand::List {
+                format: ListFormat::Json
+            } | RunsCommand::Show {
+                format: Format::Json | Format::Sarif,
+                ..
+            }
+        ),
+        // Generated scripts and roff, from our own clap definitions.
+        Some(Command::Completions(_)) | Some(Command::Man(_)) => true,
         Some(Command::Explain(_)) => false,
         Some(Command::Nuances(n)) => n.format == Format::Json,
-        Some(Command::Runs(_)) | Some(Command::Completions(_)) | Some(Command::Man(_)) => false,
     }
 }
 

@@ -144,6 +144,27 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "auto")]
     pub complexity: crate::triage::ComplexityArg,
 
+    /// Let concerns the evaluators deferred pass (by default each one fails
+    /// the run with a "needs a decision" line).
+    #[arg(long)]
+    pub allow_deferred: bool,
+
+    /// Run the fresh-eyes gate last: a reviewer that sees only the spec and
+    /// asks clarifying questions; any open question makes the run revise.
+    #[arg(long)]
+    pub fresh_eyes: bool,
+
+    /// Debate rounds: round N+1 re-attacks with round N's surviving concerns
+    /// and the answers from --responses; stops on convergence or
+    /// oscillation. Capped at 3.
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=3))]
+    pub rounds: u8,
+
+    /// The author's answers per concern id (agree/disagree, reason, spec
+    /// edits), JSON; see docs/memory.md.
+    #[arg(long, value_name = "FILE")]
+    pub responses: Option<PathBuf>,
+
     /// Use the offline engine in every role, whatever is installed or configured.
     #[arg(long, env = "GAUNTLET_OFFLINE", value_parser = clap::builder::BoolishValueParser::new())]
     pub offline: bool,

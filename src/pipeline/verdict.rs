@@ -13,6 +13,7 @@ impl Gauntlet {
         mut run: RunState<'_>,
         personas: &[&Persona],
         final_review: Option<FinalBossReview>,
+        fresh_eyes: Option<crate::fresh_eyes::FreshEyesReview>,
     ) -> Verdict {
         let stats = &mut run.stats;
         for c in run.concerns.iter().filter(|c| c.status.requires_revision()) {
@@ -59,6 +60,11 @@ impl Gauntlet {
             warnings: run.warnings,
             nuances: None,
             complexity: None,
+            memory: crate::verdict::Memory {
+                allow_deferred: self.options.allow_deferred,
+                fresh_eyes,
+                ..Default::default()
+            },
         };
         // Issue 10: technologies, nuances applied, and the complexity level.
         crate::nuance::finish_verdict(&mut verdict, spec, &self.options);

@@ -177,11 +177,22 @@ impl ModelRun {
                 catalog: catalog.clone(),
             }))
         };
+        // The fresh-eyes gate runs on the final boss's model (the seed's
+        // overviewer is the strongest model), offline when that is offline.
+        let fresh_eyes: Option<Arc<dyn crate::roles::FreshEyesReviewer>> =
+            if options.fresh_eyes && !s.final_boss.is_offline() {
+                Some(Arc::new(super::model_roles::ModelFreshEyes {
+                    client: client(&s.final_boss)?,
+                }))
+            } else {
+                None
+            };
         Ok(Gauntlet {
             catalog,
             attacker,
             evaluators,
             final_boss: boss,
+            fresh_eyes,
             options,
         })
     }

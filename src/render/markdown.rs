@@ -98,6 +98,7 @@ pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
         )?;
         writeln!(out)?;
     }
+    super::memory::markdown_top(v, out)?;
     let surviving = v.surviving();
     if !surviving.is_empty() {
         writeln!(out, "### Concerns that require revision")?;
@@ -302,6 +303,7 @@ pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
         }
         writeln!(out)?;
     }
+    super::memory::markdown_sections(v, out)?;
     for w in &v.warnings {
         writeln!(out, "> ⚠️ {}", cell(w))?;
         // A blank line after each: a following line would join the quote.
@@ -496,6 +498,7 @@ mod tests {
             warnings: vec!["evaluator offline/strict failed on batch 2".into()],
             nuances: None,
             complexity: None,
+            memory: Default::default(),
         }
     }
 

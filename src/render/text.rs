@@ -47,6 +47,7 @@ pub fn write(v: &Verdict, out: &mut dyn Write, style: Style) -> io::Result<()> {
         )?;
     }
     writeln!(out)?;
+    super::memory::text_top(v, out, style)?;
     writeln!(out, "Phase 1 - Attack Generation:")?;
     for a in &v.adversaries {
         let n = s.attack.per_adversary.get(a).copied().unwrap_or(0);
@@ -184,6 +185,7 @@ pub fn write(v: &Verdict, out: &mut dyn Write, style: Style) -> io::Result<()> {
         writeln!(out)?;
         writeln!(out, "Filtered as already resolved: {filtered}")?;
     }
+    super::memory::text_sections(v, out, style)?;
     writeln!(out)?;
     for w in &v.warnings {
         writeln!(out, "Warning: {w}")?;

@@ -180,6 +180,10 @@ mod tests {
             "nuances" => &["--nuances", "extra-nuances.md"],
             "no_nuances" => &["--no-nuances"],
             "complexity" => &["--complexity", "thorough"],
+            "allow_deferred" => &["--allow-deferred"],
+            "fresh_eyes" => &["--fresh-eyes"],
+            "rounds" => &["--rounds", "2"],
+            "responses" => &["--responses", "answers.json"],
             other => panic!("add a sample value for the shared flag `{other}` to this test"),
         }
     }

@@ -442,7 +442,36 @@ fn check(paths: &StorePaths, out: &mut dyn Write) -> Result<u8, Error> {
             say(format!("problem: {e}"), out)?;
         }
     }
+    bad += check_concern_history(paths, out)?;
     Ok(if bad == 0 { 0 } else { 1 })
+}
+
+/// `store check` for the carry-forward history; returns the problems found.
+fn check_concern_history(paths: &StorePaths, out: &mut dyn Write) -> Result<usize, Error> {
+    let path = super::history::path(paths);
+    let line = match super::history::load(&path) {
+        Ok(h) => {
+            let p = super::history::problems(&h);
+            for x in &p {
+                writeln!(out, "problem: {}: {x}", path.display()).map_err(io)?;
+            }
+            if !p.is_empty() {
+                return Ok(p.len());
+            }
+            format!(
+                "ok: {} ({} specs, {} concern timelines)",
+                path.display(),
+                h.specs.len(),
+                h.concerns.len()
+            )
+        }
+        Err(e) => {
+            writeln!(out, "problem: {e}").map_err(io)?;
+            return Ok(1);
+        }
+    };
+    writeln!(out, "{line}").map_err(io)?;
+    Ok(0)
 }
 
 pub fn run_adversary_stats(args: &AdversaryStatsArgs, out: &mut dyn Write) -> Result<u8, Error> {

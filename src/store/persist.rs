@@ -30,6 +30,8 @@ pub struct ProjectStore {
     pub report: bool,
     snapshot: StoreFile,
     index: Mutex<Index>,
+    /// The carry-forward history as opened: which spec is which.
+    history: super::history::HistoryFile,
 }
 
 impl ProjectStore {
@@ -43,6 +45,7 @@ impl ProjectStore {
         paths.check_folder()?;
         let snapshot = resolved_store::load(&paths.store())?;
         adversary_stats::load(&paths.stats())?;
+        let history = super::history::load(&super::history::path(&paths))?;
         let index = build_index(&snapshot);
         Ok(ProjectStore {
             paths,
@@ -50,6 +53,7 @@ impl ProjectStore {
             report,
             snapshot,
             index: Mutex::new(index),
+            history,
         })
     }
 
@@ -150,7 +154,8 @@ pub fn filter_concerns(
 impl ConcernFilter for ProjectStore {
     fn filter(&self, spec: &Spec, concerns: &mut [Concern]) -> FilterStats {
         let mut index = self.index.lock().unwrap_or_else(|p| p.into_inner());
-        let spec_id = crate::store::location::spec_identity(spec.path.as_deref(), spec.title());
+        // The spec's key in the history: a renamed or piped spec keeps its dismissals.
+        let spec_id = super::history::resolve(&self.history, spec).key;
         filter_concerns(
             &self.snapshot,
             &mut index,
@@ -191,10 +196,13 @@ pub fn apply_verdict(
     now: DateTime<Utc>,
     mut similar: impl FnMut(&Concern, &str) -> Option<String>,
 ) -> Applied {
-    let spec_id = crate::store::location::spec_identity(
-        verdict.spec.path.as_deref(),
-        verdict.spec.title.as_deref(),
-    );
+    let spec_id = match &verdict.memory.carry_forward {
+        Some(cf) => cf.spec_key.clone(),
+        None => crate::store::location::spec_identity(
+            verdict.spec.path.as_deref(),
+            verdict.spec.title.as_deref(),
+        ),
+    };
     let mut applied = Applied::default();
     for c in &verdict.concerns {
         if let Some(n) = &c.filter
@@ -289,6 +297,15 @@ pub fn apply_verdict(
 impl Persistence for ProjectStore {
     fn filter(&self) -> &dyn ConcernFilter {
         self
+    }
+
+    fn remember(&self, spec: &Spec, verdict: &mut Verdict) -> Result<Vec<String>, Error> {
+        Ok(super::history::remember(
+            &self.paths,
+            spec,
+            verdict,
+            self.now,
+        )?)
     }
 
     fn record(&self, _spec: &Spec, verdict: &Verdict) -> Result<Vec<String>, Error> {
@@ -455,6 +472,7 @@ mod tests {
             warnings: vec![],
             nuances: None,
             complexity: None,
+            memory: Default::default(),
         }
     }
 

@@ -280,16 +280,7 @@ mod tests {
         .unwrap();
         let spec = crate::spec::Spec::parse(Some("gap.md".to_string()), text);
         let catalog = std::sync::Arc::new(crate::catalog::Catalog::load(None, None).unwrap());
-        let options = crate::pipeline::RunOptions {
-            adversaries: crate::catalog::DEFAULT_ADVERSARIES
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-            batch_size: 15,
-            rebuttals: true,
-            fail_on: crate::concern::Severity::Low,
-            ..Default::default()
-        };
+        let options = crate::pipeline::RunOptions::default();
         crate::pipeline::Gauntlet::offline(catalog, options, false).run_blocking(
             &spec,
             &crate::filter::NoFilter,
