@@ -306,7 +306,10 @@ fn nuances_command_says_which_checks_fire() {
         .path(&nuance_fixture("sqs-handled.md"))
         .run()
         .code(0)
-        .stdout_has("check nuance-sqs-fifo-throughput: handled or not applicable");
+        .stdout_has("check nuance-sqs-fifo-throughput: ");
+    // Whether the attacker raises it on the handled twin depends on how
+    // widely the attacker looks; the evaluators dismiss it there (checked
+    // in `each_shipped_check_fires_on_its_gap_and_not_on_its_handled_twin`).
 }
 
 #[test]
