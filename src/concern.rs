@@ -215,6 +215,9 @@ pub struct Concern {
     pub rule: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub subject: Vec<String>,
+    /// The technology nuance an offline nuance check cites (issue 10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nuance: Option<crate::nuance::Citation>,
     /// The evaluators' votes were split (not unanimous): worth a deeper look.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub contested_vote: bool,
@@ -244,6 +247,7 @@ impl Concern {
             section: raw.section,
             rule: raw.rule,
             subject: raw.subject,
+            nuance: None,
             contested_vote: false,
         }
     }

@@ -158,6 +158,8 @@ fn protocols_for(evaluator: &ModelEvaluator, concerns: &[&Concern]) -> String {
 /// Attacks and rebuttals on a model.
 pub struct ModelAttacker {
     pub client: ModelClient,
+    /// Technology nuances: the divergence checklist after the spec (issue 10).
+    pub nuances: Option<Arc<crate::nuance::NuanceSet>>,
 }
 
 /// One dismissed concern as its adversary sees it in a rebuttal: the
@@ -196,6 +198,12 @@ impl ModelAttacker {
                     prompt.push_str("\n\n");
                     prompt.push_str(r);
                 }
+                let prompt = crate::nuance::checklist::append(
+                    prompt,
+                    self.nuances.as_deref(),
+                    spec,
+                    crate::nuance::checklist::Audience::Attack,
+                );
                 async move {
                     let r = ask(
                         &self.client,
@@ -349,6 +357,8 @@ impl Attacker for ModelAttacker {
 pub struct ModelEvaluator {
     pub client: ModelClient,
     pub catalog: Arc<Catalog>,
+    /// Technology nuances: the divergence checklist after the spec (issue 10).
+    pub nuances: Option<Arc<crate::nuance::NuanceSet>>,
 }
 
 impl ModelEvaluator {
@@ -401,6 +411,12 @@ impl Evaluator for ModelEvaluator {
                         ("protocols", &protocols_for(self, batch)),
                         ("concerns", &concerns.join("\n")),
                     ],
+                );
+                let prompt = crate::nuance::checklist::append(
+                    prompt,
+                    self.nuances.as_deref(),
+                    spec,
+                    crate::nuance::checklist::Audience::Evaluate,
                 );
                 let ids: HashSet<&str> = batch.iter().map(|c| c.id.as_str()).collect();
                 async move {

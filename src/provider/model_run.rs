@@ -168,6 +168,7 @@ impl ModelRun {
         } else {
             Arc::new(ModelAttacker {
                 client: client(&s.attack)?,
+                nuances: options.nuances.clone(),
             })
         };
         let mut evaluators: Vec<Arc<dyn Evaluator>> = Vec::new();
@@ -178,6 +179,7 @@ impl ModelRun {
                 evaluators.push(Arc::new(ModelEvaluator {
                     client: client(m)?,
                     catalog: catalog.clone(),
+                    nuances: options.nuances.clone(),
                 }));
             }
         }

@@ -470,6 +470,8 @@ mod tests {
             final_boss: None,
             stats: Default::default(),
             warnings: vec![],
+            nuances: None,
+            complexity: None,
             memory: Default::default(),
         }
     }
