@@ -610,16 +610,12 @@ impl crate::roles::FreshEyesReviewer for ModelFreshEyes {
                     "This is your second look. The author answered your earlier questions:\n{answers}\nCheck whether the answers and the spec settle them."
                 )
             };
-            let prompt = prompts::fill(
-                prompts::FRESH_EYES,
-                &[
-                    ("answers", &answers),
-                    ("spec", &prompts::numbered_spec(spec)),
-                ],
-            );
+            let prompt = prompts::fill(prompts::FRESH_EYES, &[("answers", &answers)]);
             ask(
                 &self.client,
                 "fresh-eyes",
+                Priority::FinalBoss,
+                &prompts::spec_context(spec),
                 prompt,
                 prompts::FRESH_EYES_FORMAT,
                 |t| parse::parse_fresh_eyes(t, spec.lines.len()),
