@@ -264,11 +264,14 @@ async fn fresh_eyes_on_a_model_uses_the_overviewer_prompt_and_revises_on_a_quest
     let options = RunOptions {
         adversaries: vec!["paranoid_security".into()],
         fresh_eyes: true,
+        // One concern, dismissed and not rebutted: the verdict is the fresh
+        // eyes' alone (an attack that returns nothing at all is incomplete).
+        rebuttals: false,
         ..RunOptions::default()
     };
     let v = run_with(options.clone(), move |r| {
         if is_attack(r) {
-            concerns(&[])
+            concerns(&["Uploads unbounded"])
         } else if r.prompt.contains("You are a fresh reader") {
             // The whole user message: the shared spec context, then the prompt.
             s.lock().unwrap().push(format!("{}{}", r.context, r.prompt));
@@ -278,7 +281,7 @@ async fn fresh_eyes_on_a_model_uses_the_overviewer_prompt_and_revises_on_a_quest
                 "assessment": "thin", "recommendation": "APPROVE"}"#
                 .to_string()
         } else {
-            votes(r, &|_| false)
+            votes(r, &|_| true)
         }
     })
     .await;
@@ -299,11 +302,11 @@ async fn fresh_eyes_on_a_model_uses_the_overviewer_prompt_and_revises_on_a_quest
     // Nothing open and nothing high: APPROVE, and the run passes.
     let v = run_with(options, |r| {
         if is_attack(r) {
-            concerns(&[])
+            concerns(&["Uploads unbounded"])
         } else if r.prompt.contains("You are a fresh reader") {
             r#"{"findings": [], "clarifying_questions": [], "assessment": "fine"}"#.to_string()
         } else {
-            votes(r, &|_| false)
+            votes(r, &|_| true)
         }
     })
     .await;
