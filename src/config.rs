@@ -54,11 +54,12 @@ impl Config {
                         && args.adversaries.iter().any(|a| a.trim() != "all"),
                     explicit_rebuttals: args.no_rebuttals,
                     explicit_final_boss: args.final_boss || args.final_boss_model.is_some(),
+                    explicit_rounds: args.rounds.is_some(),
                 },
                 assessment: None,
                 allow_deferred: args.allow_deferred,
                 fresh_eyes: args.fresh_eyes,
-                rounds: args.rounds,
+                rounds: args.rounds.unwrap_or(1),
                 responses: match &args.responses {
                     Some(p) => crate::responses::Responses::load(p).map_err(UsageError::Invalid)?,
                     None => Default::default(),

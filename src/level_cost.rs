@@ -63,6 +63,9 @@ pub fn estimate(config: &Config, spec: &Spec) -> Vec<LevelCost> {
                     options.rebuttals = false;
                 }
             }
+            if level == Level::Thorough && !request.explicit_rounds {
+                options.rounds = crate::triage::THOROUGH_ROUNDS;
+            }
             let final_boss = level == Level::Thorough || config.final_boss;
             let plan = Plan::estimate(&s, &config.catalog, &options, final_boss, spec);
             let (mut calls, mut input, mut output, mut cost) = (0u64, 0u64, 0u64, 0.0f64);

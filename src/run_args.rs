@@ -156,9 +156,9 @@ pub struct RunArgs {
 
     /// Debate rounds: round N+1 re-attacks with round N's surviving concerns
     /// and the answers from --responses; stops on convergence or
-    /// oscillation. Capped at 3.
-    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=3))]
-    pub rounds: u8,
+    /// oscillation. Capped at 3. Default 1, or 2 at --complexity thorough.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=3))]
+    pub rounds: Option<u8>,
 
     /// The author's answers per concern id (agree/disagree, reason, spec
     /// edits), JSON; see docs/memory.md.

@@ -43,6 +43,7 @@ pub struct Request {
     pub explicit_adversaries: bool,
     pub explicit_rebuttals: bool,
     pub explicit_final_boss: bool,
+    pub explicit_rounds: bool,
 }
 
 /// The signals auto reads, for the JSON and `--suggest`.
@@ -432,9 +433,16 @@ pub fn options_for(options: &RunOptions, a: &Assessment, spec: &Spec) -> RunOpti
             o.rebuttals = false;
         }
     }
+    if a.level == Level::Thorough && !o.complexity.explicit_rounds {
+        o.rounds = THOROUGH_ROUNDS;
+    }
     o.assessment = Some(a.clone());
     o
 }
+
+/// Debate rounds at `thorough` unless `--rounds` says otherwise (with
+/// models; offline, rounds converge after the first).
+pub const THOROUGH_ROUNDS: u8 = 2;
 
 /// The gauntlet at a level: `quick` also keeps one evaluator; the final
 /// boss runs at `thorough` (or when asked for). `base` must carry a final
@@ -489,6 +497,42 @@ mod tests {
         let spec = Spec::parse(None, text.to_string());
         let a = assess(&spec, &[], &Request::default());
         (a.level, a.reasons)
+    }
+
+    #[test]
+    fn thorough_debates_two_rounds_unless_rounds_were_given() {
+        let spec = Spec::parse(None, "# Jobs\n\nA worker drains the queue.\n".to_string());
+        let given = Request {
+            level: Some(Level::Thorough),
+            ..Request::default()
+        };
+        let a = assess(&spec, &[], &given);
+        assert_eq!(a.level, Level::Thorough);
+        let base = RunOptions {
+            complexity: given.clone(),
+            ..RunOptions::default()
+        };
+        assert_eq!(base.rounds, 1);
+        assert_eq!(options_for(&base, &a, &spec).rounds, THOROUGH_ROUNDS);
+        // `--rounds 1` given explicitly wins over the level.
+        let explicit = RunOptions {
+            complexity: Request {
+                explicit_rounds: true,
+                ..given
+            },
+            ..RunOptions::default()
+        };
+        assert_eq!(options_for(&explicit, &a, &spec).rounds, 1);
+        // Standard keeps one round.
+        let standard = assess(
+            &spec,
+            &[],
+            &Request {
+                level: Some(Level::Standard),
+                ..Request::default()
+            },
+        );
+        assert_eq!(options_for(&base, &standard, &spec).rounds, 1);
     }
 
     #[test]
