@@ -183,6 +183,9 @@ pub struct RawConcern {
     /// Words that name what the concern is about (the design element), used
     /// to check that a dismissal's evidence talks about the same thing.
     pub subject: Vec<String>,
+    /// How sure the attacker is that this is a real gap (0 to 1), when it
+    /// says; the offline attacker always does.
+    pub confidence: Option<f64>,
 }
 
 /// A concern travelling through the pipeline and into the verdict.
@@ -211,6 +214,9 @@ pub struct Concern {
     pub rule: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub subject: Vec<String>,
+    /// The attacker's confidence that this is a real gap (0 to 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
 }
 
 impl Concern {
@@ -237,6 +243,7 @@ impl Concern {
             section: raw.section,
             rule: raw.rule,
             subject: raw.subject,
+            confidence: raw.confidence,
         }
     }
 
@@ -272,7 +279,7 @@ impl Concern {
     }
 }
 
-fn normalise_key(s: &str) -> String {
+pub(crate) fn normalise_key(s: &str) -> String {
     s.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(|w| w.to_lowercase())
@@ -346,6 +353,7 @@ mod tests {
             rule: Some("missing-timeout".into()),
             section: Some(section.into()),
             subject: vec!["Stripe".into()],
+            confidence: None,
         }
     }
 

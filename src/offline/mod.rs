@@ -8,6 +8,7 @@ pub mod checks;
 pub mod evaluator;
 pub mod evidence;
 pub mod final_boss;
+pub mod sentence;
 pub mod subject;
 
 use crate::catalog::{Catalog, FINAL_BOSS};

@@ -142,6 +142,7 @@ impl Attacker for ModelAttacker {
                                     lines: c.lines,
                                     rule: None,
                                     subject: Vec::new(),
+                                    confidence: None,
                                 })
                                 .collect()
                         }),
