@@ -227,7 +227,13 @@ pub fn attack_rule(spec: &Spec, rule: &Rule) -> Vec<RawConcern> {
             break;
         }
         if let Some(c) = concern_for(spec, rule, cluster, None, goal, &mut looked) {
-            let key = crate::concern::normalise_key(&c.title);
+            let mut names = subject::components(&spec.lines[cluster[0].line - 1].text);
+            names.sort();
+            let key = format!(
+                "{}|{}",
+                crate::concern::normalise_key(&c.title),
+                names.join(",")
+            );
             if raised.insert(key) {
                 out.push(c);
             }

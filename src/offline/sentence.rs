@@ -58,7 +58,7 @@ static NEGATION_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^\W*(?:\w+\W+){0,2}?(?:is|are|will be|must be|should be|gets?)\s+(?:not (?:used|supported|enabled|allowed|planned|needed|required|in scope|part of)|disabled|removed|out of scope|forbidden|prohibited)\b").unwrap()
 });
 static HYPOTHETICAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:if we were to|were we to|suppose|imagine|hypothetical(?:ly)?|one option (?:is|would be)|another option|an alternative|alternatively|we (?:also )?considered|(?:was|were) considered|we could (?:also )?instead|a naive|naively|strawman)\b").unwrap()
+    Regex::new(r"(?i)\b(?:if we were to|were we to|suppose|imagine|hypothetical(?:ly)?|one option would be|another option would be|we (?:also )?considered|(?:was|were) considered|we could (?:also )?instead|a naive|naively|strawman)\b").unwrap()
 });
 static TODAY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:today|currently|at present|at the moment|presently|right now|as of now|historically|previously|in the past|used to|no longer|the (?:current|existing|legacy|old|previous) (?:\w+ ){0,2}?(?:system|service|implementation|design|setup|flow|process|approach|behaviou?r|code|version|pipeline|job|mechanism))\b").unwrap()
