@@ -26,6 +26,9 @@ pub enum Reading {
     UserStory,
     /// The sentence is a question.
     Question,
+    /// A person does it ("the customer can retry", "wait for their review"),
+    /// not the system.
+    Person,
 }
 
 impl Reading {
@@ -38,6 +41,7 @@ impl Reading {
             Reading::Problem => "the problem the design solves",
             Reading::UserStory => "a user story",
             Reading::Question => "a question",
+            Reading::Person => "a person's action",
         }
     }
 }
@@ -72,6 +76,15 @@ static PROBLEM: LazyLock<Regex> = LazyLock::new(|| {
 static USER_STORY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^\W*(?:as an? |as the )[\w -]{1,40},? i (?:want|need|would like|can|should)\b|\bso that i (?:can|don't|do not)\b|^\W*i (?:want|need|would like) to\b").unwrap()
 });
+/// A person right before the verb: "the customer can retry".
+static PERSON_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:customers?|users?|admins?|administrators?|agents?|operators?|reviewers?|approvers?|humans?|people|persons?|guests?|visitors?|shoppers?|buyers?|sellers?|you|someone|anyone|engineers?|developers?|maintainers?|support staff|account (?:owner|holder)s?)\s+(?:can\s+|may\s+|could\s+|might\s+|then\s+|must\s+|should\s+|will\s+|manually\s+)*$").unwrap()
+});
+/// A person as the object: "wait for their review", "for a human to approve".
+static PERSON_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:their|his|her|your|a human|a person|someone|an? (?:reviewer|approver|admin|operator)|the (?:reviewer|approver|admin|operator|user|customer))\b").unwrap()
+});
+
 /// Where clauses end: a negation before this does not reach the match.
 static CLAUSE_BREAK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)[,;:(]|\b(?:but|and then|then|while|whereas|so|which|that|when|where|if|unless|otherwise|because|until|once|after|before)\b").unwrap()
@@ -141,8 +154,17 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
         None => before,
     };
     let clause_clean = NOT_A_DENIAL.replace_all(clause, " ");
-    if NEGATION.is_match(&clause_clean) || NEGATION_AFTER.is_match(after) {
+    // A long trigger match can hold the denial itself ("the token ... are
+    // never written to logs").
+    let inside = NOT_A_DENIAL.replace_all(&sentence[s.min(sentence.len())..e.min(sentence.len())], " ");
+    let inner_denial = NEGATION
+        .find(&inside)
+        .is_some_and(|m| m.start() > 0 && !CLAUSE_BREAK.is_match(&inside[..m.start()]));
+    if NEGATION.is_match(&clause_clean) || NEGATION_AFTER.is_match(after) || inner_denial {
         return Some(Reading::Negated);
+    }
+    if PERSON_BEFORE.is_match(clause) || PERSON_AFTER.is_match(after) {
+        return Some(Reading::Person);
     }
     if HYPOTHETICAL.is_match(before) {
         return Some(Reading::Hypothetical);
@@ -208,6 +230,18 @@ mod tests {
         assert_eq!(
             reading("If we were to retry forever, the queue would grow.", "retry"),
             Some(Hypothetical)
+        );
+        assert_eq!(
+            reading("If payment fails the customer can retry until the hold expires.", "retry"),
+            Some(Person)
+        );
+        assert_eq!(
+            reading("The author waits for their review before merging.", "waits for"),
+            Some(Person)
+        );
+        assert_eq!(
+            reading("The token and the email are never written to logs.", "token and the email are never written"),
+            Some(Negated)
         );
     }
 
