@@ -708,4 +708,46 @@ mod tests {
         assert_eq!(s.sections.len(), 1);
         assert_eq!(s.title(), None);
     }
+
+    #[test]
+    fn hidden_markdown_is_blanked_and_counted() {
+        let doc = "# T\n\n## Design\n\nCalls retry immediately. ![backoff alt](x.png) [doc](http://e/backoff-url \"backoff title\") <!-- backoff note -->\n\n[//]: # (backoff comment)\n\n```shell\nls migrations\n```\n";
+        let s = Spec::parse(None, doc.to_string());
+        let l5 = s.line(5).unwrap();
+        assert_eq!(l5.lower.len(), l5.text.len());
+        assert!(l5.lower.contains("calls retry immediately"));
+        assert!(!l5.lower.contains("backoff"), "{}", l5.lower);
+        // Link text is rendered (evidence) but names a document (no trigger).
+        assert!(l5.lower.contains("doc") && !l5.design.contains("doc"));
+        let c = s.line(7).unwrap();
+        assert_eq!(c.kind, LineKind::Html);
+        assert!(c.lower.trim().is_empty());
+        assert_eq!(s.hidden_lines, vec![5, 7]);
+        assert_eq!(s.hidden_count(), 2);
+        // The fence's info string is not content; the code is.
+        assert!(s.line(9).unwrap().lower.trim().is_empty());
+        assert_eq!(s.line(10).unwrap().lower, "ls migrations");
+        // Spec::lower agrees with the lines.
+        assert!(!s.lower.contains("backoff"));
+    }
+
+    #[test]
+    fn a_reference_line_inside_a_paragraph_is_rendered_text() {
+        let s = Spec::parse(None, "# T\n\nText.\n[//]: # (shown)\n".to_string());
+        assert_eq!(s.line(4).unwrap().kind, LineKind::Prose);
+        assert!(s.line(4).unwrap().lower.contains("shown"));
+        assert!(s.hidden_lines.is_empty());
+    }
+
+    #[test]
+    fn many_flat_headings_parse_in_linear_time_shape() {
+        let mut doc = String::from("# T\n");
+        for i in 0..2000 {
+            doc.push_str(&format!("## H{i}\ntext\n### Sub{i}\nmore\n"));
+        }
+        let s = Spec::parse(None, doc);
+        let last = s.sections.last().unwrap();
+        assert_eq!(last.heading, "Sub1999");
+        assert_eq!(s.sections[last.parent.unwrap()].heading, "H1999");
+    }
 }

@@ -78,7 +78,7 @@ static USER_STORY: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// A person right before the verb: "the customer can retry".
 static PERSON_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:customers?|users?|admins?|administrators?|agents?|operators?|reviewers?|approvers?|humans?|people|persons?|guests?|visitors?|shoppers?|buyers?|sellers?|you|someone|anyone|engineers?|developers?|maintainers?|support staff|account (?:owner|holder)s?)\s+(?:can\s+|may\s+|could\s+|might\s+|then\s+|must\s+|should\s+|will\s+|manually\s+)*$").unwrap()
+    Regex::new(r"(?i)\b(?:customers?|users?|admins?|administrators?|agents?|operators?|reviewers?|approvers?|humans?|people|persons?|guests?|visitors?|shoppers?|buyers?|sellers?|you|someone|anyone|engineers?|developers?|maintainers?|support staff|account (?:owner|holder)s?|(?:customer |user |signed-in |logged-in )?accounts?)\s+(?:can\s+|may\s+|could\s+|might\s+|then\s+|must\s+|should\s+|will\s+|manually\s+)*$").unwrap()
 });
 /// A person as the object: "wait for their review", "for a human to approve".
 static PERSON_AFTER: LazyLock<Regex> = LazyLock::new(|| {

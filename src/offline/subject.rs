@@ -171,7 +171,7 @@ static PERCENT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"%[0-9A-Fa-f]{2}"
 const DANGLING: &[&str] = &[
     "a", "an", "the", "for", "to", "of", "on", "in", "at", "by", "with", "from", "into", "onto",
     "until", "via", "over", "and", "or", "its", "their", "our", "each", "every", "any", "all",
-    "per", "is", "are",
+    "per", "is", "are", "it", "they", "this", "that", "them",
 ];
 
 /// A readable subject for a concern's title from the trigger match
@@ -190,14 +190,33 @@ pub fn clean(text: &str, range: std::ops::Range<usize>) -> String {
     let mut s = text.get(range.clone()).unwrap_or_default().to_string();
     let mut rest = text.get(range.end..).unwrap_or_default();
     let mut added = 0;
-    while added < 4 {
+    // Words that start a new clause: the noun phrase ends before them.
+    const STOP: &[&str] = &[
+        "and", "or", "but", "then", "which", "that", "when", "is", "are", "was", "were",
+        "before", "after", "so", "if", "while", "because", "until", "with", "to", "in", "on",
+    ];
+    let mut complete_noun = false;
+    while added < 5 {
         let last = s
             .split_whitespace()
             .last()
             .unwrap_or("")
             .to_ascii_lowercase();
         if !DANGLING.contains(&last.as_str()) {
-            break;
+            // One more word completes a compound noun ("payment callback").
+            if added == 0 || complete_noun {
+                break;
+            }
+            complete_noun = true;
+            let next = rest.split_whitespace().next().unwrap_or("");
+            let bare = next.trim_end_matches(|c: char| matches!(c, ',' | '.' | ';' | ':' | ')' | '?' | '!'));
+            if bare.is_empty()
+                || !bare.chars().all(|c| c.is_alphabetic() || c == '-')
+                || STOP.contains(&bare.to_ascii_lowercase().as_str())
+                || !rest.starts_with(' ')
+            {
+                break;
+            }
         }
         let trimmed = rest.trim_start();
         let Some(word) = trimmed.split_whitespace().next() else {
