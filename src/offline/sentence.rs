@@ -85,6 +85,9 @@ static PERSON_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^\s*(?:their|his|her|your|a human|a person|someone|an? (?:reviewer|approver|admin|operator)|the (?:reviewer|approver|admin|operator|user|customer))\b").unwrap()
 });
 
+static QUOTED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new("\"[^\"]*\"|\u{201c}[^\u{201d}]*\u{201d}|`[^`]*`").unwrap());
+
 /// Where clauses end: a negation before this does not reach the match.
 static CLAUSE_BREAK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)[,;:(]|\b(?:but|and then|then|while|whereas|so|which|that|when|where|if|unless|otherwise|because|until|once|after|before)\b").unwrap()
@@ -156,7 +159,12 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
     let clause_clean = NOT_A_DENIAL.replace_all(clause, " ");
     // A long trigger match can hold the denial itself ("the token ... are
     // never written to logs").
-    let inside = NOT_A_DENIAL.replace_all(&sentence[s.min(sentence.len())..e.min(sentence.len())], " ");
+    // Quoted text is what the system says, not a denial ("shows \"No account\"").
+    let unquoted = QUOTED.replace_all(&sentence, |c: &regex::Captures| " ".repeat(c[0].len()));
+    let inside = unquoted
+        .get(s.min(sentence.len())..e.min(sentence.len()))
+        .unwrap_or_default();
+    let inside = NOT_A_DENIAL.replace_all(inside, " ");
     let inner_denial = NEGATION
         .find(&inside)
         .is_some_and(|m| m.start() > 0 && !CLAUSE_BREAK.is_match(&inside[..m.start()]));
