@@ -213,6 +213,10 @@ fn section_role(heading: &str) -> SectionRole {
         || has("problem")
         || has("current state")
         || has("today")
+        || has("user stor")
+        || has("use case")
+        || has("stories")
+        || has("history")
         || h.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ') == "why"
     {
         SectionRole::Background

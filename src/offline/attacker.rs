@@ -227,14 +227,9 @@ pub fn attack_rule(spec: &Spec, rule: &Rule) -> Vec<RawConcern> {
             break;
         }
         if let Some(c) = concern_for(spec, rule, cluster, None, goal, &mut looked) {
-            let mut names = subject::components(&spec.lines[cluster[0].line - 1].text);
-            names.sort();
-            let key = format!(
-                "{}|{}",
-                crate::concern::normalise_key(&c.title),
-                names.join(",")
-            );
-            if raised.insert(key) {
+            // One concern per gap: the same title again, in a summary, a
+            // figure or another section, is the same gap told again.
+            if raised.insert(crate::concern::normalise_key(&c.title)) {
                 out.push(c);
             }
         }
@@ -370,6 +365,14 @@ fn concern_for(
     };
     let what = if what.is_empty() {
         h_matched(cluster)
+    } else if !what.contains(' ') && !cluster[0].range.is_empty() {
+        // A bare word ("retries") names no element; the component named
+        // right after it does ("retries `SyncJob`").
+        let line = &spec.lines[cluster[0].line - 1].text;
+        match subject::named_after(line, cluster[0].range.end) {
+            Some(name) => format!("{what} {name}"),
+            None => what,
+        }
     } else {
         what
     };

@@ -269,6 +269,25 @@ fn tidy(s: &str) -> String {
         .to_string()
 }
 
+/// The component named within the few words after byte `from` of `text`:
+/// a backticked name or a capitalised word, as written.
+pub fn named_after(text: &str, from: usize) -> Option<String> {
+    let rest = text.get(from..)?;
+    let window: String = rest.split_inclusive(' ').take(5).collect();
+    let stop = window
+        .find(['.', ',', ';', ':', '(', ')', '?', '!'])
+        .unwrap_or(window.len());
+    let window = &window[..stop];
+    if let Some(c) = BACKTICK.captures(window) {
+        return Some(format!("`{}`", &c[1]));
+    }
+    PROPER
+        .find_iter(window)
+        .map(|m| m.as_str())
+        .find(|w| w.len() >= 2 && !COMMON.contains(&w.to_lowercase().as_str()))
+        .map(str::to_string)
+}
+
 /// `s` with its first letter upper-cased ("no timeout" -> "No timeout").
 pub fn capitalise(s: &str) -> String {
     let mut c = s.chars();
