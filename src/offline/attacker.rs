@@ -213,9 +213,26 @@ pub fn attack_rule(spec: &Spec, rule: &Rule) -> Vec<RawConcern> {
                 LineKind::Code | LineKind::Table
             )
         });
+        // The section about the element ("Query API" under "4.2 Query
+        // API") is where its details are.
+        let heading = spec.sections[spec.lines[c[0].line - 1].section]
+            .heading
+            .to_lowercase();
+        let words: Vec<&str> = heading
+            .split(|ch: char| !ch.is_alphanumeric())
+            .filter(|w| w.len() >= 3 && w.chars().any(|ch| ch.is_alphabetic()))
+            .collect();
+        let lower = spec.lines[c[0].line - 1].text.to_lowercase();
+        let covered = words.iter().filter(|w| lower.contains(**w)).count();
+        let own_section = if words.is_empty() {
+            0
+        } else {
+            100 * covered / words.len()
+        };
         (
             matches!(role, SectionRole::Summary | SectionRole::Preamble),
             only_figure,
+            std::cmp::Reverse(own_section),
             c[0].line,
         )
     });
