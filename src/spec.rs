@@ -419,13 +419,18 @@ fn structure(text: &str) -> Structure {
                 extra: None,
                 level: 0,
             }),
-            Event::Start(Tag::Link { title, .. }) => links.push((range, !title.is_empty(), Vec::new())),
+            Event::Start(Tag::Link { title, .. }) => {
+                links.push((range, !title.is_empty(), Vec::new()))
+            }
             Event::End(TagEnd::Link) => {
                 if let Some((r, titled, visible)) = links.pop() {
                     // The destination and title are not shown; the text is,
                     // but names a document rather than the design.
                     let mut at = r.start;
-                    for v in visible.iter().filter(|v| v.start >= r.start && v.end <= r.end) {
+                    for v in visible
+                        .iter()
+                        .filter(|v| v.start >= r.start && v.end <= r.end)
+                    {
                         if v.start > at {
                             blank(&mut lower_buf, at..v.start);
                         }

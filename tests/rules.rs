@@ -146,7 +146,7 @@ fn every_rule_catches_its_gap_and_spares_its_mitigated_twin() {
                     failures.push(format!("{name}: no confidence in (0, 1]: {c}"));
                 }
                 let title = c["title"].as_str().unwrap_or_default();
-                if !title.chars().next().is_some_and(|ch| !ch.is_lowercase()) {
+                if title.chars().next().is_none_or(|ch| ch.is_lowercase()) {
                     failures.push(format!("{name}: title starts in lower case: {title}"));
                 }
                 let detail = c["detail"].as_str().unwrap_or_default();

@@ -323,10 +323,12 @@ fn confidence(spec: &Spec, cluster: &[Hit], found: &[evidence::Evidence]) -> f64
         SectionRole::Summary | SectionRole::Preamble => c -= 0.15,
         _ => {}
     }
-    if cluster
-        .iter()
-        .all(|h| matches!(spec.lines[h.line - 1].kind, LineKind::Code | LineKind::Table))
-    {
+    if cluster.iter().all(|h| {
+        matches!(
+            spec.lines[h.line - 1].kind,
+            LineKind::Code | LineKind::Table
+        )
+    }) {
         c -= 0.1;
     }
     if cluster.len() > 1 {

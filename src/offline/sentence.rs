@@ -202,12 +202,21 @@ mod tests {
     #[test]
     fn design_statements_are_design() {
         assert_eq!(reading("The worker calls the Billing API.", "calls"), None);
-        assert_eq!(reading("Failed sends are retried immediately.", "retried"), None);
         assert_eq!(
-            reading("Retries are capped at no more than 3 attempts, then we retry.", "retry"),
+            reading("Failed sends are retried immediately.", "retried"),
             None
         );
-        assert_eq!(reading("If the call fails, the worker retries.", "retries"), None);
+        assert_eq!(
+            reading(
+                "Retries are capped at no more than 3 attempts, then we retry.",
+                "retry"
+            ),
+            None
+        );
+        assert_eq!(
+            reading("If the call fails, the worker retries.", "retries"),
+            None
+        );
     }
 
     #[test]
@@ -217,7 +226,10 @@ mod tests {
             reading("The controller does not make any HTTP calls.", "http call"),
             Some(Negated)
         );
-        assert_eq!(reading("Clients MUST NOT retry on 400.", "retry"), Some(Negated));
+        assert_eq!(
+            reading("Clients MUST NOT retry on 400.", "retry"),
+            Some(Negated)
+        );
         assert_eq!(reading("Should the worker retry?", "retry"), Some(Question));
         assert_eq!(
             reading("Currently the app polls the server every minute.", "polls"),
@@ -236,19 +248,31 @@ mod tests {
             Some(UserStory)
         );
         assert_eq!(
-            reading("If we were to retry forever, the queue would grow.", "retry"),
+            reading(
+                "If we were to retry forever, the queue would grow.",
+                "retry"
+            ),
             Some(Hypothetical)
         );
         assert_eq!(
-            reading("If payment fails the customer can retry until the hold expires.", "retry"),
+            reading(
+                "If payment fails the customer can retry until the hold expires.",
+                "retry"
+            ),
             Some(Person)
         );
         assert_eq!(
-            reading("The author waits for their review before merging.", "waits for"),
+            reading(
+                "The author waits for their review before merging.",
+                "waits for"
+            ),
             Some(Person)
         );
         assert_eq!(
-            reading("The token and the email are never written to logs.", "token and the email are never written"),
+            reading(
+                "The token and the email are never written to logs.",
+                "token and the email are never written"
+            ),
             Some(Negated)
         );
     }

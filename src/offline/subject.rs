@@ -192,8 +192,8 @@ pub fn clean(text: &str, range: std::ops::Range<usize>) -> String {
     let mut added = 0;
     // Words that start a new clause: the noun phrase ends before them.
     const STOP: &[&str] = &[
-        "and", "or", "but", "then", "which", "that", "when", "is", "are", "was", "were",
-        "before", "after", "so", "if", "while", "because", "until", "with", "to", "in", "on",
+        "and", "or", "but", "then", "which", "that", "when", "is", "are", "was", "were", "before",
+        "after", "so", "if", "while", "because", "until", "with", "to", "in", "on",
     ];
     let mut complete_noun = false;
     while added < 5 {
@@ -209,7 +209,7 @@ pub fn clean(text: &str, range: std::ops::Range<usize>) -> String {
             }
             complete_noun = true;
             let next = rest.split_whitespace().next().unwrap_or("");
-            let bare = next.trim_end_matches(|c: char| matches!(c, ',' | '.' | ';' | ':' | ')' | '?' | '!'));
+            let bare = next.trim_end_matches([',', '.', ';', ':', ')', '?', '!']);
             if bare.is_empty()
                 || !bare.chars().all(|c| c.is_alphabetic() || c == '-')
                 || STOP.contains(&bare.to_ascii_lowercase().as_str())
@@ -223,7 +223,7 @@ pub fn clean(text: &str, range: std::ops::Range<usize>) -> String {
             break;
         };
         let word_end = word
-            .find(|c: char| matches!(c, ',' | '.' | ';' | ':' | '(' | ')' | '?' | '!'))
+            .find([',', '.', ';', ':', '(', ')', '?', '!'])
             .unwrap_or(word.len());
         if word_end == 0 {
             break;
@@ -264,9 +264,14 @@ fn tidy(s: &str) -> String {
         }
         out.push_str(w);
     }
-    out.trim_matches(|c: char| matches!(c, ',' | '.' | ';' | ':' | '(' | ')' | '-' | '*' | '|' | '"' | '\''))
-        .trim()
-        .to_string()
+    out.trim_matches(|c: char| {
+        matches!(
+            c,
+            ',' | '.' | ';' | ':' | '(' | ')' | '-' | '*' | '|' | '"' | '\''
+        )
+    })
+    .trim()
+    .to_string()
 }
 
 /// The component named within the few words after byte `from` of `text`:
