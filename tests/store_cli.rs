@@ -366,14 +366,14 @@ fn review_report_per_run_unless_no_report() {
         assert!(text.contains(heading), "{heading} missing:\n{text}");
     }
     assert!(
-        text.contains("| burned_oncall | 3 | 0 | 1 | 33% |"),
+        text.contains("| burned_oncall | 4 | 0 | 2 | 50% |"),
         "{text}"
     );
     let again = std::fs::read_to_string(&second).unwrap();
     assert!(again.contains("dropped by rc-"), "{again}");
-    // Second run: 2 of burned_oncall's 3 were filtered; 1 of the 1 seen was accepted.
+    // Second run: 2 of burned_oncall's 4 were filtered; both of the 2 seen were accepted.
     assert!(
-        again.contains("| burned_oncall | 3 | 2 | 1 | 100% |"),
+        again.contains("| burned_oncall | 4 | 2 | 2 | 100% |"),
         "{again}"
     );
     run_ok(
