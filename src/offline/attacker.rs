@@ -37,6 +37,9 @@ struct Hit {
     /// The trigger match's byte range in the line.
     range: Range<usize>,
     matched: String,
+    /// How many different trigger matches the line holds: a line that states
+    /// the element in several of the rule's ways states the gap most fully.
+    strength: usize,
 }
 
 /// Every concern one persona raises on the spec.
@@ -104,10 +107,17 @@ fn design_hits(spec: &Spec, rule: &Rule) -> Vec<Hit> {
                 continue;
             }
         }
+        let strength = rule
+            .triggers_in(&line.design)
+            .filter(|t| sentence::not_design(spec, line.number, t.start, t.end).is_none())
+            .map(|t| &line.design[t])
+            .collect::<HashSet<_>>()
+            .len();
         hits.push(Hit {
             line: line.number,
             matched: line.text[m.clone()].to_string(),
             range: m,
+            strength,
         });
     }
     hits
@@ -187,6 +197,7 @@ pub fn attack_rule(spec: &Spec, rule: &Rule) -> Vec<RawConcern> {
                 line,
                 range: 0..0,
                 matched: c.what.clone(),
+                strength: 1,
             };
             let hits = [hit(c.first), hit(c.last)];
             let cluster = if c.first == c.last {
@@ -229,9 +240,14 @@ pub fn attack_rule(spec: &Spec, rule: &Rule) -> Vec<RawConcern> {
         } else {
             100 * covered / words.len()
         };
+        // A line that matches several of the rule's triggers ("session
+        // cookie" and "SameSite=None") states the gap more fully than a
+        // passing mention of one.
+        let strength = c.iter().map(|h| h.strength).max().unwrap_or(1);
         (
             matches!(role, SectionRole::Summary | SectionRole::Preamble),
             only_figure,
+            std::cmp::Reverse(strength),
             std::cmp::Reverse(own_section),
             c[0].line,
         )
