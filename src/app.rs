@@ -1,7 +1,7 @@
 //! What the `gauntlet` binary does for each command, as library functions
 //! over writers and an event sink, so tests and the binary share them.
 
-use crate::cli::{Cli, Command, RunArgs};
+use crate::cli::{Cli, Command, SpecArgs};
 use crate::config::Config;
 use crate::error::{Error, RunError};
 use crate::event::Event;
@@ -16,8 +16,8 @@ pub fn run(
     color: bool,
 ) -> Result<u8, Error> {
     match cli.command {
-        None => run_spec(&cli.run, out, events, color),
-        Some(Command::Explain(args)) => crate::explain::run(&args.id, &args.run, out, events),
+        None => run_spec(&cli.args, out, events, color),
+        Some(Command::Explain(args)) => crate::explain::run(&args.id, &args.args, out, events),
         Some(Command::Store(args)) => crate::store::commands::run_store(&args, out),
         Some(Command::AdversaryStats(args)) => {
             crate::store::commands::run_adversary_stats(&args, out)
@@ -27,13 +27,13 @@ pub fn run(
 }
 
 pub fn run_spec(
-    args: &RunArgs,
+    args: &SpecArgs,
     out: &mut dyn Write,
     events: &(dyn Fn(Event) + Send + Sync),
     color: bool,
 ) -> Result<u8, Error> {
-    let config = Config::from_args(args)?;
-    let loaded = crate::input::load(args.spec.as_deref(), args.max_bytes)?;
+    let config = Config::from_args(&args.run)?;
+    let loaded = crate::input::load(args.spec.as_deref(), args.run.max_bytes)?;
     for w in &loaded.warnings {
         events(Event::Warning(w.clone()));
     }
@@ -56,7 +56,7 @@ pub fn run_spec(
         return Ok(crate::exit_code::PASS);
     }
     let gauntlet = config.gauntlet()?;
-    let persistence = config.persistence(args.no_store)?;
+    let persistence = config.persistence(args.run.no_store)?;
     let mut verdict = if config.is_offline() {
         gauntlet.run_blocking(&loaded.spec, persistence.filter(), events)
     } else {

@@ -2,9 +2,9 @@
 //! the run will actually do.
 
 use crate::catalog::{Catalog, DEFAULT_ADVERSARIES};
-use crate::cli::RunArgs;
 use crate::error::{Error, UsageError};
 use crate::pipeline::RunOptions;
+use crate::run_args::RunArgs;
 use std::sync::Arc;
 
 #[derive(Clone)]

@@ -422,13 +422,13 @@ pub fn write_text(e: &Explanation, out: &mut dyn Write) -> io::Result<()> {
 /// The `explain` command: run the spec offline (no store) and explain `id`.
 pub fn run(
     id: &str,
-    args: &crate::cli::RunArgs,
+    args: &crate::cli::SpecArgs,
     out: &mut dyn Write,
     events: &(dyn Fn(crate::event::Event) + Send + Sync),
 ) -> Result<u8, crate::error::Error> {
     use crate::error::{RunError, UsageError};
-    let config = crate::config::Config::from_args(args)?;
-    let loaded = crate::input::load(args.spec.as_deref(), args.max_bytes)?;
+    let config = crate::config::Config::from_args(&args.run)?;
+    let loaded = crate::input::load(args.spec.as_deref(), args.run.max_bytes)?;
     let gauntlet = config.gauntlet()?;
     let verdict = gauntlet.run_blocking(&loaded.spec, &crate::filter::NoFilter, events);
     let e = explain(&loaded.spec, &config.catalog, &verdict, id).map_err(UsageError::Invalid)?;

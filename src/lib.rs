@@ -39,6 +39,7 @@ pub mod review;
 pub mod review_report;
 pub mod roles;
 pub mod rule;
+pub mod run_args;
 pub mod spec;
 pub mod stats;
 pub mod store;

@@ -2,6 +2,7 @@
 
 use clap::Parser;
 use gauntlet::render::Format;
+use gauntlet::run_args::ColorArg;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
@@ -19,14 +20,15 @@ fn main() -> ExitCode {
     };
     // `review` draws its own progress bar.
     let own_progress = matches!(cli.command, Some(gauntlet::cli::Command::Review(_)));
-    let progress = gauntlet::progress::Progress::new(cli.run_args().quiet || own_progress);
-    let color = match cli.run_args().color {
-        gauntlet::cli::ColorArg::Always => true,
-        gauntlet::cli::ColorArg::Never => false,
-        gauntlet::cli::ColorArg::Auto => {
+    let args = cli.spec_args();
+    let progress = gauntlet::progress::Progress::new(args.run.quiet || own_progress);
+    let color = match args.run.color {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => {
             std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
                 && std::io::stdout().is_terminal()
-                && cli.run_args().format == Format::Text
+                && args.format == Format::Text
         }
     };
     let stdout = std::io::stdout();

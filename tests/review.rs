@@ -742,3 +742,54 @@ fn single_run_sarif_is_valid_and_relative_to_the_repository_root() {
         "stdin"
     );
 }
+
+/// The run flags are one declaration shared by both commands: with the same
+/// flags, a review's per-spec verdict is the single run's verdict, and the
+/// flags change it (so they were not ignored by either command).
+#[test]
+fn shared_run_flags_change_a_review_as_they_change_a_single_run() {
+    let repo = Repo::new();
+    let spec = "specs/payments/webhooks.md";
+    let flags = [
+        "--adversaries",
+        "burned_oncall,paranoid_security",
+        "--no-rebuttals",
+        "--batch-size",
+        "2",
+        "--fail-on",
+        "high",
+    ];
+    let verdict_of_review = |extra: &[&str]| -> Value {
+        let out_dir = tempfile::tempdir().unwrap();
+        let out = out_dir.path().to_str().unwrap();
+        let mut args = vec![
+            "review",
+            "--quiet",
+            "--out",
+            out,
+            "--report-formats",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        args.push(spec);
+        let o = repo.run(&args);
+        assert!(o.status.code().is_some_and(|c| c < 2), "{o:?}");
+        serde_json::from_slice(&std::fs::read(out_dir.path().join("webhooks.json")).unwrap())
+            .unwrap()
+    };
+    let mut single_args = vec!["--format", "json"];
+    single_args.extend_from_slice(&flags);
+    single_args.push(spec);
+    let single = json(&repo.run(&single_args));
+    let review = verdict_of_review(&flags);
+    assert_eq!(review["concerns"], single["concerns"]);
+    assert_eq!(review["adversaries"], single["adversaries"]);
+    assert_eq!(review["fail_on"], single["fail_on"]);
+    assert_eq!(single["adversaries"].as_array().unwrap().len(), 2);
+    assert_eq!(single["fail_on"], "high");
+    assert_eq!(single["stats"]["rebuttal"]["dismissals"], 0);
+    assert!(single["stats"]["evaluation"]["batches"].as_u64().unwrap() > 1);
+    let plain = verdict_of_review(&[]);
+    assert_ne!(plain["adversaries"], review["adversaries"]);
+    assert_ne!(plain["concerns"], review["concerns"]);
+}

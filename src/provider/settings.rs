@@ -6,8 +6,8 @@
 
 use super::model_name::{ModelName, ProviderKind};
 use super::selection::{self, Probe};
-use crate::cli::RunArgs;
 use crate::error::UsageError;
+use crate::run_args::RunArgs;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -259,7 +259,7 @@ mod tests {
     fn args(a: &[&str]) -> RunArgs {
         let mut v = vec!["gauntlet"];
         v.extend_from_slice(a);
-        crate::cli::Cli::try_parse_from(v).unwrap().run
+        crate::cli::Cli::try_parse_from(v).unwrap().args.run
     }
 
     #[test]

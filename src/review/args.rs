@@ -1,9 +1,11 @@
 //! Raw flags of `gauntlet review` (clap derive). Kept beside the feature
-//! rather than in `cli.rs` so that file only gains one enum variant. No
-//! logic beyond handing the run flags to `Config` through a `RunArgs`.
+//! rather than in `cli.rs` so that file only gains one enum variant. The
+//! flags a review shares with a single run are the flattened `RunArgs`, so
+//! a batch goes through exactly the same `Config` as `gauntlet SPEC`; only
+//! their help is adjusted here where a batch differs.
 
-use crate::cli::{ColorArg, RunArgs, SeverityArg};
-use clap::{Args, Parser, ValueEnum};
+use crate::run_args::RunArgs;
+use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
 pub const AFTER_HELP: &str = "\
@@ -42,7 +44,18 @@ pub enum SummaryFormat {
 
 /// Flags for `gauntlet review`.
 #[derive(Debug, Clone, Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(
+    after_help = AFTER_HELP,
+    mut_arg("fail_on", |a| a.help("Lowest severity that makes a spec's verdict `revise`")),
+    mut_arg("no_report", |a| a.help(
+        "Do not write a Markdown review report per spec to .adversarial-spec/reviews/"
+    )),
+    mut_arg("max_bytes", |a| a.help("Largest spec accepted, in bytes (larger files get an error row)")),
+    mut_arg("color", |a| a.help("When to color the summary table (NO_COLOR is respected in auto)")),
+    mut_arg("deadline", |a| a.help(
+        "Seconds for the whole batch; calls still pending then fail (those specs are incomplete)"
+    )),
+)]
 pub struct ReviewArgs {
     /// Folders (searched recursively) or spec files.
     #[arg(value_name = "PATH", required = true)]
@@ -74,141 +87,17 @@ pub struct ReviewArgs {
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub jobs: Option<u32>,
 
-    /// Adversaries to run, comma separated (default: all five).
-    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
-    pub adversaries: Vec<String>,
-
-    /// Concerns per evaluation batch.
-    #[arg(long, default_value_t = 15, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub batch_size: u32,
-
-    /// Skip the rebuttal phase (dismissals stand unchallenged).
-    #[arg(long)]
-    pub no_rebuttals: bool,
-
-    /// Run the final boss UX review after the technical phases.
-    #[arg(long)]
-    pub final_boss: bool,
-
-    /// Lowest severity that makes a spec's verdict `revise`.
-    #[arg(long, value_enum, default_value = "low")]
-    pub fail_on: SeverityArg,
-
-    /// Do not read or write the resolved-concerns store or the cumulative stats.
-    #[arg(long)]
-    pub no_store: bool,
-
-    /// Store folder (default: .adversarial-spec/ in the project root, the
-    /// nearest ancestor holding .git).
-    #[arg(long, value_name = "DIR", env = "GAUNTLET_STORE_DIR")]
-    pub store_dir: Option<PathBuf>,
-
-    /// Fix the clock for confidence decay and timestamps (RFC 3339).
-    #[arg(long, value_name = "TIME", env = "GAUNTLET_NOW")]
-    pub now: Option<String>,
-
-    /// Do not write a Markdown review report per spec to .adversarial-spec/reviews/.
-    #[arg(long)]
-    pub no_report: bool,
-
-    /// Model for attackers and rebuttals (PROVIDER/MODEL or `offline`), as for a single run.
-    #[arg(long, value_name = "MODEL")]
-    pub attack_model: Option<String>,
-
-    /// Models for evaluation, comma separated; the first also adjudicates.
-    #[arg(long, value_delimiter = ',', value_name = "MODELS")]
-    pub eval_models: Vec<String>,
-
-    /// Model for the final boss review (implies --final-boss).
-    #[arg(long, value_name = "MODEL")]
-    pub final_boss_model: Option<String>,
-
-    /// Base URL for openai-compatible and ollama models.
-    #[arg(long, value_name = "URL")]
-    pub api_base: Option<String>,
-
-    /// Seconds per model call before it times out [default: 120].
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<u64>,
-
-    /// Concurrent calls per model provider [default: 8].
-    #[arg(long, value_name = "N")]
-    pub max_concurrency: Option<u32>,
-
-    /// Seconds for the whole batch; calls still pending then fail (those specs are incomplete).
-    #[arg(long, value_name = "SECS")]
-    pub deadline: Option<u64>,
-
-    /// Use the offline engine in every role, whatever is installed or configured.
-    #[arg(long, env = "GAUNTLET_OFFLINE", value_parser = clap::builder::BoolishValueParser::new(), conflicts_with_all = ["attack_model", "eval_models", "final_boss_model"])]
-    pub offline: bool,
-
-    /// No progress on standard error.
-    #[arg(long, short)]
-    pub quiet: bool,
-
-    /// Largest spec accepted, in bytes (larger files get an error row).
-    #[arg(long, default_value_t = crate::input::DEFAULT_MAX_BYTES, value_name = "BYTES")]
-    pub max_bytes: u64,
-
-    /// Folder of persona files (*.toml) that add to or override the built-ins.
-    #[arg(long, value_name = "DIR")]
-    pub personas_dir: Option<PathBuf>,
-
-    /// Folder of protocol files (*.toml) that add to or override the built-ins.
-    #[arg(long, value_name = "DIR")]
-    pub protocols_dir: Option<PathBuf>,
-
-    /// When to color the summary table (NO_COLOR is respected in auto).
-    #[arg(long, value_enum, default_value = "auto")]
-    pub color: ColorArg,
-}
-
-/// Parses nothing: gives `RunArgs` with every default, so flags other
-/// helpers add to single runs get their defaults here too.
-#[derive(Parser)]
-struct Defaults {
+    /// Flags shared with a single run (declared once, in `run_args`).
     #[command(flatten)]
-    run: RunArgs,
-}
-
-impl ReviewArgs {
-    /// The single-run flags these review flags stand for, so a batch goes
-    /// through exactly the same `Config` as `gauntlet SPEC`.
-    pub fn run_args(&self) -> RunArgs {
-        let mut run = Defaults::try_parse_from(["gauntlet"])
-            .map(|d| d.run)
-            .expect("run flags all have defaults");
-        run.adversaries = self.adversaries.clone();
-        run.batch_size = self.batch_size;
-        run.no_rebuttals = self.no_rebuttals;
-        run.final_boss = self.final_boss;
-        run.fail_on = self.fail_on;
-        run.no_store = self.no_store;
-        run.store_dir = self.store_dir.clone();
-        run.now = self.now.clone();
-        run.no_report = self.no_report;
-        run.quiet = self.quiet;
-        run.max_bytes = self.max_bytes;
-        run.personas_dir = self.personas_dir.clone();
-        run.protocols_dir = self.protocols_dir.clone();
-        run.color = self.color;
-        run.attack_model = self.attack_model.clone();
-        run.eval_models = self.eval_models.clone();
-        run.final_boss_model = self.final_boss_model.clone();
-        run.api_base = self.api_base.clone();
-        run.timeout = self.timeout;
-        run.max_concurrency = self.max_concurrency;
-        run.deadline = self.deadline;
-        run.offline = self.offline;
-        run
-    }
+    pub run: RunArgs,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::{Cli, Command};
+    use crate::cli::{Cli, Command, SpecArgs};
+    use crate::run_args::SeverityArg;
+    use clap::{CommandFactory, Parser};
 
     fn review(args: &[&str]) -> ReviewArgs {
         let cli = Cli::try_parse_from(args).unwrap();
@@ -216,6 +105,12 @@ mod tests {
             Some(Command::Review(r)) => *r,
             _ => panic!("not a review"),
         }
+    }
+
+    fn single(args: &[&str]) -> SpecArgs {
+        let cli = Cli::try_parse_from(args).unwrap();
+        assert!(cli.command.is_none());
+        cli.args
     }
 
     #[test]
@@ -238,16 +133,96 @@ mod tests {
             r.report_formats,
             vec![ReportFormat::Json, ReportFormat::Markdown]
         );
-        let run = r.run_args();
-        assert_eq!(run.adversaries, vec!["burned_oncall".to_string()]);
-        assert!(run.no_rebuttals);
-        assert_eq!(run.fail_on, SeverityArg::High);
-        assert_eq!(run.max_bytes, 99);
-        assert!(run.spec.is_none());
+        assert_eq!(r.run.adversaries, vec!["burned_oncall".to_string()]);
+        assert!(r.run.no_rebuttals);
+        assert_eq!(r.run.fail_on, SeverityArg::High);
+        assert_eq!(r.run.max_bytes, 99);
     }
 
     #[test]
     fn a_path_is_required() {
         assert!(Cli::try_parse_from(["gauntlet", "review"]).is_err());
+    }
+
+    /// A command line setting one shared flag to something other than its
+    /// default. A flag added to `RunArgs` without a sample here fails
+    /// `every_shared_flag_works_in_both_commands`, on purpose.
+    fn sample(id: &str) -> &'static [&'static str] {
+        match id {
+            "adversaries" => &["--adversaries", "burned_oncall,lazy_developer"],
+            "batch_size" => &["--batch-size", "7"],
+            "no_rebuttals" => &["--no-rebuttals"],
+            "final_boss" => &["--final-boss"],
+            "fail_on" => &["--fail-on", "medium"],
+            "no_store" => &["--no-store"],
+            "store_dir" => &["--store-dir", "/tmp/elsewhere"],
+            "now" => &["--now", "2026-01-02T03:04:05Z"],
+            "no_report" => &["--no-report"],
+            "quiet" => &["-q"],
+            "max_bytes" => &["--max-bytes", "1234"],
+            "personas_dir" => &["--personas-dir", "my-personas"],
+            "protocols_dir" => &["--protocols-dir", "my-protocols"],
+            "color" => &["--color", "never"],
+            "attack_model" => &["--attack-model", "openai/gpt-4o-mini"],
+            "eval_models" => &["--eval-models", "codex/a,claude-cli/b"],
+            "final_boss_model" => &["--final-boss-model", "claude-cli/opus"],
+            "api_base" => &["--api-base", "http://127.0.0.1:9/v1"],
+            "timeout" => &["--timeout", "9"],
+            "max_concurrency" => &["--max-concurrency", "3"],
+            "deadline" => &["--deadline", "60"],
+            "offline" => &["--offline"],
+            other => panic!("add a sample value for the shared flag `{other}` to this test"),
+        }
+    }
+
+    #[test]
+    fn every_shared_flag_works_in_both_commands() {
+        let shared = RunArgs::augment_args(clap::Command::new("shared"));
+        let ids: Vec<String> = shared
+            .get_arguments()
+            .map(|a| a.get_id().to_string())
+            .collect();
+        assert!(ids.len() >= 22, "shared flags: {ids:?}");
+        let default = single(&["gauntlet", "spec.md"]).run;
+        assert_eq!(default, review(&["gauntlet", "review", "dir"]).run);
+        for id in &ids {
+            let flag = sample(id);
+            let mut one = vec!["gauntlet"];
+            one.extend_from_slice(flag);
+            one.push("spec.md");
+            let mut batch = vec!["gauntlet", "review"];
+            batch.extend_from_slice(flag);
+            batch.push("dir");
+            let one = single(&one);
+            let batch = review(&batch);
+            assert_eq!(one.spec, Some(PathBuf::from("spec.md")), "{flag:?}");
+            assert_eq!(batch.paths, vec![PathBuf::from("dir")], "{flag:?}");
+            assert_ne!(one.run, default, "{flag:?} changed nothing");
+            assert_eq!(one.run, batch.run, "{flag:?} differs between the commands");
+        }
+    }
+
+    fn help(cmd: &clap::Command, id: &str) -> String {
+        cmd.get_arguments()
+            .find(|a| a.get_id() == id)
+            .and_then(|a| a.get_help())
+            .map(|h| h.to_string())
+            .unwrap_or_else(|| panic!("no help for {id}"))
+    }
+
+    #[test]
+    fn review_adjusts_the_help_of_shared_flags_where_a_batch_differs() {
+        let top = Cli::command();
+        let batch = top.find_subcommand("review").unwrap().clone();
+        assert!(help(&top, "deadline").contains("whole run"));
+        assert!(help(&batch, "deadline").contains("whole batch"));
+        assert!(help(&batch, "max_bytes").contains("error row"));
+        assert!(help(&batch, "color").contains("summary table"));
+        assert_eq!(help(&top, "attack_model"), help(&batch, "attack_model"));
+        // Every shared flag has help in both commands.
+        for a in RunArgs::augment_args(clap::Command::new("shared")).get_arguments() {
+            let id = a.get_id().as_str();
+            assert!(!help(&top, id).is_empty() && !help(&batch, id).is_empty());
+        }
     }
 }

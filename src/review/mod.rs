@@ -14,11 +14,11 @@ pub mod summary;
 
 pub use args::{ReportFormat, ReviewArgs, SummaryFormat};
 
-use crate::cli::ColorArg;
 use crate::config::Config;
 use crate::error::{Error, RunError, UsageError};
 use crate::render::Style;
 use crate::render::sarif::Failure;
+use crate::run_args::ColorArg;
 use batch::{Batch, Mode};
 use discover::Skip;
 use progress::{BatchEvent, BatchProgress};
@@ -32,7 +32,7 @@ pub const DEFAULT_CONCURRENT_SPECS: usize = 4;
 
 /// Run `gauntlet review`; returns the exit code.
 pub fn run(args: &ReviewArgs, out: &mut dyn Write) -> Result<u8, Error> {
-    let config = Config::from_args(&args.run_args())?;
+    let config = Config::from_args(&args.run)?;
     let found = discover::discover(&args.paths, &args.glob, args.out.as_deref())?;
     let unreadable = found
         .skipped
@@ -55,8 +55,8 @@ pub fn run(args: &ReviewArgs, out: &mut dyn Write) -> Result<u8, Error> {
         .into());
     }
     let gauntlet = config.gauntlet()?;
-    let persistence = config.persistence(args.no_store)?;
-    let progress = BatchProgress::new(args.quiet, found.targets.len());
+    let persistence = config.persistence(args.run.no_store)?;
+    let progress = BatchProgress::new(args.run.quiet, found.targets.len());
     let mut skipped = Vec::new();
     let mut rows = Vec::new();
     let mut failures = Vec::new();
@@ -102,7 +102,7 @@ pub fn run(args: &ReviewArgs, out: &mut dyn Write) -> Result<u8, Error> {
         gauntlet: &gauntlet,
         persistence: persistence.as_ref(),
         catalog: &config.catalog,
-        max_bytes: args.max_bytes,
+        max_bytes: args.run.max_bytes,
         reports: writer.as_ref(),
         keep_verdicts,
         events: &|e| progress.handle(e),
@@ -160,7 +160,7 @@ pub fn run(args: &ReviewArgs, out: &mut dyn Write) -> Result<u8, Error> {
         }
     }
 
-    let color = match args.color {
+    let color = match args.run.color {
         ColorArg::Always => true,
         ColorArg::Never => false,
         ColorArg::Auto => {
