@@ -255,14 +255,16 @@ pub fn attack_rule(spec: &Spec, rule: &Rule) -> Vec<RawConcern> {
     // One concern per gap: a second finding about the same subject is the
     // same gap told again.
     let mut raised: HashSet<String> = HashSet::new();
+    let mut norm = crate::store::similarity::Normaliser::new();
     for cluster in ordered {
         if out.len() >= max {
             break;
         }
         if let Some(c) = concern_for(spec, rule, cluster, None, goal, &mut looked) {
             // One concern per gap: the same title again, in a summary, a
-            // figure or another section, is the same gap told again.
-            if raised.insert(crate::concern::normalise_key(&c.title)) {
+            // figure or another section, is the same gap told again; so is
+            // one differing only in word endings ("retry", "retried").
+            if raised.insert(norm.terms(&c.title).join(" ")) {
                 out.push(c);
             }
         }
