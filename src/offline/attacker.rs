@@ -89,10 +89,10 @@ fn design_hits(spec: &Spec, rule: &Rule) -> Vec<Hit> {
         ) {
             continue;
         }
-        let Some(m) = rule
+        let mut design = rule
             .triggers_in(&line.design)
-            .find(|m| sentence::not_design(spec, line.number, m.start, m.end).is_none())
-        else {
+            .filter(|m| sentence::not_design(spec, line.number, m.start, m.end).is_none());
+        let Some(m) = design.next() else {
             continue;
         };
         if !rule.near.is_empty() {
@@ -107,12 +107,10 @@ fn design_hits(spec: &Spec, rule: &Rule) -> Vec<Hit> {
                 continue;
             }
         }
-        let strength = rule
-            .triggers_in(&line.design)
-            .filter(|t| sentence::not_design(spec, line.number, t.start, t.end).is_none())
-            .map(|t| &line.design[t])
-            .collect::<HashSet<_>>()
-            .len();
+        // The rest of the line's design matches, each read once.
+        let mut distinct: HashSet<&str> = HashSet::from([&line.design[m.clone()]]);
+        distinct.extend(design.map(|t| &line.design[t]));
+        let strength = distinct.len();
         hits.push(Hit {
             line: line.number,
             matched: line.text[m.clone()].to_string(),
