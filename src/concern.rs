@@ -129,6 +129,10 @@ pub enum RebuttalOutcome {
 pub struct Rebuttal {
     pub outcome: RebuttalOutcome,
     pub reasoning: String,
+    /// The evaluators whose citations the challenge disputes; none of them
+    /// may adjudicate it. Empty when the model did not say.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub challenged: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

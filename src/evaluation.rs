@@ -59,6 +59,18 @@ pub fn tally(votes: &[Vote], configured: usize) -> Tally {
     }
 }
 
+/// Which evaluator (index into `names`) adjudicates a challenged
+/// dismissal: the first whose citation the challenge does not dispute.
+/// `None` when the challenge disputes every evaluator.
+pub fn adjudicator_for(names: &[&str], concern: &crate::concern::Concern) -> Option<usize> {
+    let disputed: &[String] = concern
+        .rebuttal
+        .as_ref()
+        .map(|r| r.challenged.as_slice())
+        .unwrap_or_default();
+    names.iter().position(|n| !disputed.iter().any(|d| d == n))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,5 +131,34 @@ mod tests {
             tally(&[v(Dismiss), v(Dismiss)], 3).status,
             Status::Dismissed
         );
+    }
+
+    #[test]
+    fn the_adjudicator_is_the_first_evaluator_not_challenged() {
+        use crate::concern::{Concern, RawConcern, Rebuttal, RebuttalOutcome, Severity};
+        let mut c = Concern::from_raw(
+            "burned_oncall",
+            "BURN",
+            RawConcern {
+                title: "t".into(),
+                detail: "d".into(),
+                severity: Severity::Low,
+                lines: None,
+                rule: None,
+                section: None,
+                subject: vec![],
+                confidence: None,
+            },
+        );
+        let names = ["a", "b", "c"];
+        assert_eq!(super::adjudicator_for(&names, &c), Some(0));
+        c.rebuttal = Some(Rebuttal {
+            outcome: RebuttalOutcome::Challenged,
+            reasoning: String::new(),
+            challenged: vec!["a".into()],
+        });
+        assert_eq!(super::adjudicator_for(&names, &c), Some(1));
+        c.rebuttal.as_mut().unwrap().challenged = vec!["a".into(), "b".into(), "c".into()];
+        assert_eq!(super::adjudicator_for(&names, &c), None);
     }
 }

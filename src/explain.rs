@@ -4,7 +4,7 @@
 //! (lines, affirmed / negated / deferred) and its vote, the rebuttal and
 //! adjudication, and a sentence on the outcome. Given a rule id instead, it
 //! shows every line the rule's triggers match and what the attacker did
-//! there (raised, or held back by which safeguard line), to see why a rule
+//! there (raised, or not raised and which safeguard line answers it), to see why a rule
 //! did not fire.
 //!
 //! Builds a value (`Explanation`) and renders it; never prints, never runs
@@ -72,7 +72,7 @@ pub struct RuleHit {
     pub line: usize,
     pub matched: String,
     pub text: String,
-    /// `raised as ID (status)` or `held back: line N states ...`.
+    /// `raised as ID (status)` or `not raised (...); line N states ...`.
     pub result: String,
 }
 
@@ -301,8 +301,10 @@ fn rule_view(spec: &Spec, adversary: &str, rule: &Rule, verdict: &Verdict) -> Ru
                         let (a, b) = attacker::cluster_of(spec, rule, n);
                         attacker::held_back_by(spec, rule, a, b)
                     }) {
+                    // The attacker raises stated safeguards too (issue 9), so
+                    // a hit left out was cut by `max`; say what answers it.
                     Some(e) => format!(
-                        "held back: line {} states the safeguard (\"{}\")",
+                        "not raised (the rule's `max` was reached); line {} states the safeguard (\"{}\")",
                         e.line,
                         excerpt(&spec.lines[e.line - 1].text)
                     ),

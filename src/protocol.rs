@@ -31,6 +31,10 @@ pub struct OfflineProtocol {
     /// justification for complexity: "because", "required").
     #[serde(default)]
     pub require_justification: Vec<String>,
+    /// Safeguards phrased differently from the rule packs' patterns, for the
+    /// evaluators (see `Synonyms`).
+    #[serde(default)]
+    pub synonyms: Vec<Synonyms>,
     /// How many lines around the concern the strict evaluator searches.
     #[serde(default = "default_window")]
     pub window: usize,
@@ -40,6 +44,45 @@ pub struct OfflineProtocol {
     /// `require_justification`, compiled when the catalog loads.
     #[serde(skip)]
     pub justification_re: Vec<crate::rule::Regex>,
+}
+
+/// A group of safeguard phrasings that an evaluator credits as well as the
+/// rule's own patterns ("a maximum duration" for a TTL). The group applies
+/// to every rule whose `missing` text (what the concern asks for) contains
+/// one of `about`, so it follows the meaning of a rule, not its id.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Synonyms {
+    /// Lowercase words of a rule's `missing` text that select this group.
+    pub about: Vec<String>,
+    /// Phrases, matched as stemmed whole tokens (`offline::lexicon`).
+    pub phrases: Vec<String>,
+    #[serde(skip)]
+    lexicon: std::sync::OnceLock<crate::offline::lexicon::Lexicon>,
+}
+
+impl Synonyms {
+    pub fn applies_to(&self, missing: &str) -> bool {
+        let m = missing.to_lowercase();
+        self.about.iter().any(|a| m.contains(a.as_str()))
+    }
+
+    /// The phrases compiled, on first use.
+    pub fn lexicon(&self) -> &crate::offline::lexicon::Lexicon {
+        self.lexicon
+            .get_or_init(|| crate::offline::lexicon::Lexicon::new(&self.phrases))
+    }
+}
+
+impl OfflineProtocol {
+    /// The synonym lexicons for a rule that asks for `missing`.
+    pub fn synonyms_for(&self, missing: &str) -> Vec<&crate::offline::lexicon::Lexicon> {
+        self.synonyms
+            .iter()
+            .filter(|s| s.applies_to(missing))
+            .map(Synonyms::lexicon)
+            .collect()
+    }
 }
 
 fn default_window() -> usize {

@@ -76,6 +76,10 @@ pub struct FilterStats {
     pub noted: u64,
     /// Concerns that went on to evaluation.
     pub proceeding: u64,
+    /// A resolved-concerns store was consulted (false with `--no-store`);
+    /// reports show the self-filter only when it was.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub store: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -197,14 +197,25 @@ fn mitigated_twin_is_dismissed_citing_the_line() {
 }
 
 #[test]
-fn safeguard_in_the_same_paragraph_means_no_concern() {
+fn safeguard_in_the_same_paragraph_is_dismissed_citing_it() {
+    // The attacker raises it anyway; the lenient evaluators dismiss it with
+    // line 6. The strict one accepts: lazy_developer's protocol also wants
+    // the complexity justified in writing, and line 6 does not.
     let v = fixture_run()
         .path(&fixture("mitigated.md"))
         .run()
         .code(0)
         .json();
-    assert_eq!(v["concerns"].as_array().unwrap().len(), 0);
     assert_eq!(v["verdict"], "pass");
+    let c = &v["concerns"][0];
+    assert_eq!(c["status"], "dismissed", "{c}");
+    let votes = c["votes"].as_array().unwrap();
+    for vote in votes.iter().filter(|x| x["evaluator"] != "offline/strict") {
+        assert_eq!(vote["decision"], "dismiss", "{vote}");
+        assert_eq!(vote["cites"], serde_json::json!([6]), "{vote}");
+    }
+    let strict = votes.iter().find(|x| x["evaluator"] == "offline/strict");
+    assert_eq!(strict.unwrap()["decision"], "accept");
 }
 
 #[test]

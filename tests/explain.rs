@@ -51,26 +51,21 @@ fn decision(c: &Value, evaluator: &str) -> String {
 }
 
 #[test]
-fn off_topic_evidence_is_challenged_and_the_concern_reinstated() {
+fn off_topic_evidence_fools_only_the_section_lexicon() {
     // Line 7 calls the Fraud API with no timeout; line 13 states a timeout
-    // for a different job. The section and document standards accept any
-    // timeout in their scope; the strict one wants it next to the call.
+    // for a different job. The section lexicon accepts any timeout in its
+    // section; the document model wants a policy or the same component, the
+    // strict one wants it next to the call: they outvote it.
     let v = verdict("off-topic-evidence.md");
     let c = concern(&v, "missing-timeout");
     assert_eq!(c["lines"], serde_json::json!([7, 7]));
     assert_eq!(decision(c, "offline/section"), "dismiss");
-    assert_eq!(decision(c, "offline/document"), "dismiss");
+    assert_eq!(decision(c, "offline/document"), "accept");
     assert_eq!(decision(c, "offline/strict"), "accept");
     let dismiss_cites = &c["votes"][0]["cites"];
     assert_eq!(dismiss_cites, &serde_json::json!([13]));
-    assert_eq!(c["rebuttal"]["outcome"], "challenged");
-    let why = c["rebuttal"]["reasoning"].as_str().unwrap();
-    assert!(
-        why.contains("line 13") && why.contains("something else"),
-        "{why}"
-    );
-    assert_eq!(c["adjudication"]["outcome"], "overturned");
-    assert_eq!(c["status"], "reinstated");
+    assert_eq!(c["status"], "accepted");
+    assert!(c["rebuttal"].is_null());
 }
 
 #[test]
@@ -114,8 +109,7 @@ fn explain_shows_rule_evidence_per_evaluator_and_outcome() {
     assert!(text.contains("offline/section"), "{text}");
     assert!(text.contains("line 13 affirmed"), "{text}");
     assert!(text.contains("offline/strict (next to it"), "{text}");
-    assert!(text.contains("Rebuttal: challenged"), "{text}");
-    assert!(text.contains("Outcome: reinstated"), "{text}");
+    assert!(text.contains("Outcome: accepted"), "{text}");
 }
 
 #[test]

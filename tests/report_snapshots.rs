@@ -56,3 +56,13 @@ fn markdown_report_reinstated() {
 fn markdown_report_with_final_boss() {
     insta::assert_snapshot!(markdown(&verdict("mixed.md", true)));
 }
+
+#[test]
+fn text_report_pass_says_what_was_checked() {
+    insta::assert_snapshot!(text(&verdict("mitigated.md", false)));
+}
+
+#[test]
+fn markdown_report_pass_says_what_was_checked() {
+    insta::assert_snapshot!(markdown(&verdict("mitigated.md", false)));
+}

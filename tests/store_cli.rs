@@ -81,8 +81,11 @@ fn second_run_drops_what_the_first_dismissed_and_evaluators_see_fewer() {
     let first = verdict(&dir, Path::new(SPEC), T0);
     let dismissed = ids_with(&first, "dismissed");
     let reinstated = ids_with(&first, "reinstated");
-    // The fixture is built to give both outcomes.
-    assert_eq!(dismissed.len(), 2, "{first:#}");
+    // The fixture is built to give both outcomes: the offline attacker
+    // raises what the spec answers, and the evaluators dismiss five of them
+    // (token expiry, encryption, billing timeout, retries, nightly alerting).
+    assert_eq!(dismissed.len(), 5, "{first:#}");
+    let n = dismissed.len() as u64;
     assert_eq!(reinstated.len(), 1);
     let total = first["concerns"].as_array().unwrap().len() as u64;
     assert_eq!(first["stats"]["evaluation"]["evaluated"], total);
@@ -132,13 +135,13 @@ fn second_run_drops_what_the_first_dismissed_and_evaluators_see_fewer() {
         );
     }
     assert_eq!(status_of(&second, &reinstated[0]), "reinstated");
-    assert_eq!(second["stats"]["filter"]["dropped"], 2);
-    assert_eq!(second["stats"]["filter"]["proceeding"], total - 2);
-    assert_eq!(second["stats"]["evaluation"]["evaluated"], total - 2);
+    assert_eq!(second["stats"]["filter"]["dropped"], n);
+    assert_eq!(second["stats"]["filter"]["proceeding"], total - n);
+    assert_eq!(second["stats"]["evaluation"]["evaluated"], total - n);
 
     // The matches were counted, and nothing was duplicated.
     let after = entries(&dir);
-    assert_eq!(after.len(), 2);
+    assert_eq!(after.len() as u64, n);
     for e in &after {
         assert_eq!(e["times_matched"], 1);
         assert_eq!(e["last_matched"], "2026-01-02T00:00:00Z");
@@ -165,7 +168,7 @@ fn sixty_days_later_they_are_evaluated_again() {
     }
     // Dismissed again: the same entries were re-verified, not duplicated.
     let e = entries(&dir);
-    assert_eq!(e.len(), 2);
+    assert_eq!(e.len(), ids_with(&first, "dismissed").len());
     for x in &e {
         assert_eq!(x["added_at"], T0);
         assert_eq!(x["verified_at"], "2026-03-02T00:00:00Z");
@@ -180,7 +183,7 @@ fn fourteen_days_later_they_are_noted_then_reverified() {
     let dismissed = ids_with(&first, "dismissed");
     // 0.9 * 0.5 = 0.45: evaluated, with the earlier explanation attached.
     let noted = verdict(&dir, Path::new(SPEC), "2026-01-15T00:00:00Z");
-    assert_eq!(noted["stats"]["filter"]["noted"], 2);
+    assert_eq!(noted["stats"]["filter"]["noted"], dismissed.len() as u64);
     assert_eq!(noted["stats"]["filter"]["dropped"], 0);
     for id in &dismissed {
         let c = noted["concerns"]
@@ -200,7 +203,7 @@ fn fourteen_days_later_they_are_noted_then_reverified() {
         assert!(report.contains(&format!("{id} noted by rc-")), "{report}");
     }
     assert!(
-        report.contains("confidence 0.45, now dismissed): offline/section: the spec states"),
+        report.contains("confidence 0.45, now dismissed): offline/section: handled"),
         "{report}"
     );
     // Dismissed again on day 14, so on day 15 the explanation is fresh: dropped.
@@ -215,14 +218,17 @@ fn a_changed_spec_costs_thirty_percent() {
     // The same spec file, edited between the runs.
     let edited = tmp.path().join("edited.md");
     std::fs::copy(SPEC, &edited).unwrap();
-    verdict(&dir, &edited, T0);
+    let first = verdict(&dir, &edited, T0);
     let mut text = std::fs::read_to_string(SPEC).unwrap();
     text.push_str("\nThe archive format is zip.\n");
     std::fs::write(&edited, text).unwrap();
     let v = verdict(&dir, &edited, T0);
     // 0.9 * 0.7 = 0.63: noted, not dropped.
     assert_eq!(v["stats"]["filter"]["dropped"], 0);
-    assert_eq!(v["stats"]["filter"]["noted"], 2);
+    assert_eq!(
+        v["stats"]["filter"]["noted"],
+        ids_with(&first, "dismissed").len() as u64
+    );
     let notes: Vec<&Value> = v["concerns"]
         .as_array()
         .unwrap()
@@ -300,10 +306,12 @@ fn stats_are_exact_sums_over_runs() {
     }
     assert_eq!(stats["adversaries"]["paranoid_security"]["runs"], 3);
     assert_eq!(stats["adversaries"]["burned_oncall"]["runs"], 2);
-    // burned_oncall, run 1: currency overturned (won), billing upheld (lost);
-    // run 2: billing filtered, currency overturned again.
+    // burned_oncall, run 1: the batch-job alerting dismissal cites the
+    // nightly job's line and is overturned (won); the other dismissals cite
+    // lines about their own component and are not challenged. Run 2: those
+    // are filtered, the batch job is overturned again.
     assert_eq!(stats["adversaries"]["burned_oncall"]["rebuttals_won"], 2);
-    assert_eq!(stats["adversaries"]["burned_oncall"]["rebuttals_lost"], 1);
+    assert_eq!(stats["adversaries"]["burned_oncall"]["rebuttals_lost"], 0);
     assert_eq!(stats["models"]["offline"]["runs"], 3);
     assert_eq!(stats["models"]["offline"]["role"], "attack");
 
@@ -366,14 +374,16 @@ fn review_report_per_run_unless_no_report() {
         assert!(text.contains(heading), "{heading} missing:\n{text}");
     }
     assert!(
-        text.contains("| burned_oncall | 4 | 0 | 2 | 50% |"),
+        text.contains("| burned_oncall | 7 | 0 | 3 | 43% |"),
         "{text}"
     );
     let again = std::fs::read_to_string(&second).unwrap();
     assert!(again.contains("dropped by rc-"), "{again}");
-    // Second run: 2 of burned_oncall's 4 were filtered; both of the 2 seen were accepted.
+    // Second run: the 4 dismissed of burned_oncall's 7 were filtered; all 3
+    // seen (the currency API call, the batch job reinstated again, the
+    // billing API's rate limit) were accepted.
     assert!(
-        again.contains("| burned_oncall | 4 | 2 | 2 | 100% |"),
+        again.contains("| burned_oncall | 7 | 4 | 3 | 100% |"),
         "{again}"
     );
     run_ok(
@@ -591,7 +601,7 @@ fn read_only_folder_is_a_clear_error_and_data_stays() {
     assert_eq!(snapshot(&dir), before);
     // Reading still works.
     let list = run_ok(bin().args(["store", "list", "--store-dir"]).arg(&dir), &[0]);
-    assert!(String::from_utf8_lossy(&list.stdout).starts_with("2 entries"));
+    assert!(String::from_utf8_lossy(&list.stdout).starts_with("5 entries"));
 }
 
 fn snapshot(dir: &Path) -> Vec<(std::ffi::OsString, Vec<u8>)> {
@@ -707,7 +717,7 @@ fn store_list_show_forget_prune() {
         String::from_utf8(out.stdout).unwrap() + &String::from_utf8(out.stderr).unwrap()
     };
     let list = d(&["store", "list", "--now", "2026-01-15T00:00:00Z"], &[0]);
-    assert!(list.starts_with("2 entries"), "{list}");
+    assert!(list.starts_with("5 entries"), "{list}");
     assert!(list.contains(" 0.450 "), "{list}");
     let ids: Vec<String> = entries(&dir)
         .iter()
@@ -721,7 +731,7 @@ fn store_list_show_forget_prune() {
     assert!(show.contains("0.63 now if the spec changed"), "{show}");
     assert!(d(&["store", "show", "rc-nope"], &[2]).contains("no stored entry"));
 
-    // Prune: at day 28 both are at 0.225, above 0.2; at day 42, 0.1125.
+    // Prune: at day 28 all five are at 0.225, above 0.2; at day 42, 0.1125.
     let before = std::fs::read(dir.join("resolved_concerns.json")).unwrap();
     let dry = d(
         &[
@@ -733,16 +743,16 @@ fn store_list_show_forget_prune() {
         ],
         &[0],
     );
-    assert!(dry.contains("2 of 2 entries would be pruned"), "{dry}");
+    assert!(dry.contains("5 of 5 entries would be pruned"), "{dry}");
     assert_eq!(
         std::fs::read(dir.join("resolved_concerns.json")).unwrap(),
         before
     );
     let keep = d(&["store", "prune", "--now", "2026-01-29T00:00:00Z"], &[0]);
-    assert!(keep.contains("0 of 2 entries pruned"), "{keep}");
+    assert!(keep.contains("0 of 5 entries pruned"), "{keep}");
     let gone = d(&["store", "forget", &ids[1]], &[0]);
     assert!(gone.contains(&format!("forgot {}", ids[1])));
-    assert_eq!(entries(&dir).len(), 1);
+    assert_eq!(entries(&dir).len(), 4);
     let pruned = d(
         &[
             "store",
@@ -754,7 +764,7 @@ fn store_list_show_forget_prune() {
         ],
         &[0],
     );
-    assert!(pruned.contains("1 of 1 entries pruned"), "{pruned}");
+    assert!(pruned.contains("4 of 4 entries pruned"), "{pruned}");
     assert!(entries(&dir).is_empty());
     assert!(d(&["store", "check"], &[0]).contains("ok: "));
 }

@@ -7,7 +7,7 @@ use super::checks;
 use super::evidence::{self, EvidenceKind};
 use super::sentence;
 use super::subject;
-use crate::concern::{RawConcern, Rebuttal, RebuttalOutcome};
+use crate::concern::RawConcern;
 use crate::persona::Persona;
 use crate::rule::{Rule, Scope};
 use crate::spec::{LineKind, SectionRole, Spec};
@@ -186,9 +186,12 @@ pub fn attack_rule(spec: &Spec, rule: &Rule) -> Vec<RawConcern> {
         scopes: HashMap::new(),
     };
     let max = rule.def.max.unwrap_or(usize::MAX);
+    // `max` counts concerns with no safeguard close by; those the spec
+    // seems to answer are raised too, for the evaluators to dismiss.
+    let mut open = 0;
     if let Some(check) = rule.def.check {
         for c in checks::run(spec, rule, check) {
-            if out.len() >= max {
+            if open >= max {
                 break;
             }
             let hit = |line: usize| Hit {
@@ -203,7 +206,10 @@ pub fn attack_rule(spec: &Spec, rule: &Rule) -> Vec<RawConcern> {
             } else {
                 &hits[..]
             };
-            if let Some(k) = concern_for(spec, rule, cluster, Some(&c.note), goal, &mut looked) {
+            if let Some((k, stated)) =
+                concern_for(spec, rule, cluster, Some(&c.note), goal, &mut looked)
+            {
+                open += usize::from(!stated);
                 out.push(k);
             }
         }
@@ -255,14 +261,15 @@ pub fn attack_rule(spec: &Spec, rule: &Rule) -> Vec<RawConcern> {
     let mut raised: HashSet<String> = HashSet::new();
     let mut norm = crate::store::similarity::Normaliser::new();
     for cluster in ordered {
-        if out.len() >= max {
+        if open >= max {
             break;
         }
-        if let Some(c) = concern_for(spec, rule, cluster, None, goal, &mut looked) {
+        if let Some((c, stated)) = concern_for(spec, rule, cluster, None, goal, &mut looked) {
             // One concern per gap: the same title again, in a summary, a
             // figure or another section, is the same gap told again; so is
             // one differing only in word endings ("retry", "retried").
             if raised.insert(norm.terms(&c.title).join(" ")) {
+                open += usize::from(!stated);
                 out.push(c);
             }
         }
@@ -365,13 +372,14 @@ fn concern_for(
     note: Option<&str>,
     goal: Option<usize>,
     looked: &mut Looked,
-) -> Option<RawConcern> {
+) -> Option<(RawConcern, bool)> {
     let first = cluster.first()?.line;
     let last = cluster.last()?.line;
     let found = looked.evidence(first, last);
-    if found.iter().any(|e| e.kind == EvidenceKind::Affirmed) {
-        return None;
-    }
+    // Issue 9: the attacker is aggressive. A safeguard stated close by no
+    // longer holds the concern back: it is raised as a question and the
+    // evaluators dismiss it, citing that line, so the store learns offline.
+    let stated = found.iter().any(|e| e.kind == EvidenceKind::Affirmed);
     let section_idx = spec.lines[first - 1].section;
     let section = spec.section_path(section_idx);
     let mut subject: Vec<String> = Vec::new();
@@ -417,11 +425,19 @@ fn concern_for(
     } else {
         format!("Lines {first}-{last}")
     };
-    let mut detail = format!(
-        "{where_} ({section}) describe{} {what}, but the spec does not state {}.",
-        if first == last { "s" } else { "" },
-        rule.def.missing.trim_end_matches('.'),
-    );
+    let mut detail = if stated {
+        format!(
+            "{where_} ({section}) describe{} {what}: does the spec state {}?",
+            if first == last { "s" } else { "" },
+            rule.def.missing.trim_end_matches('.'),
+        )
+    } else {
+        format!(
+            "{where_} ({section}) describe{} {what}, but the spec does not state {}.",
+            if first == last { "s" } else { "" },
+            rule.def.missing.trim_end_matches('.'),
+        )
+    };
     if let Some(note) = note {
         detail.push(' ');
         detail.push_str(note.trim());
@@ -434,7 +450,8 @@ fn concern_for(
     }
     detail.push(' ');
     detail.push_str(rule.def.impact.trim());
-    if let Some(neg) = found.iter().find(|e| e.kind == EvidenceKind::Negated) {
+    if stated {
+    } else if let Some(neg) = found.iter().find(|e| e.kind == EvidenceKind::Negated) {
         detail.push_str(&format!(
             " Line {} says it is absent (\"{}\").",
             neg.line,
@@ -443,16 +460,19 @@ fn concern_for(
     } else if let Some(d) = found.iter().find(|e| e.kind == EvidenceKind::Deferred) {
         detail.push_str(&format!(" Line {} only defers it.", d.line));
     }
-    Some(RawConcern {
-        title,
-        detail,
-        severity: rule.def.severity,
-        lines: Some((first, last)),
-        rule: Some(rule.id().to_string()),
-        section: Some(section),
-        subject,
-        confidence: Some(confidence(spec, cluster, &found)),
-    })
+    Some((
+        RawConcern {
+            title,
+            detail,
+            severity: rule.def.severity,
+            lines: Some((first, last)),
+            rule: Some(rule.id().to_string()),
+            section: Some(section),
+            subject,
+            confidence: Some(confidence(spec, cluster, &found)),
+        },
+        stated,
+    ))
 }
 
 fn h_matched(cluster: &[Hit]) -> String {
@@ -512,136 +532,9 @@ pub fn relevant(
     subject::mentions_any(&line.text, &components)
 }
 
-/// The persona answers a dismissal: accepted when every dismissing vote
-/// cites evidence about this concern, challenged otherwise.
-pub fn rebut(spec: &Spec, concern: &crate::concern::Concern) -> Rebuttal {
-    for v in concern
-        .votes
-        .iter()
-        .filter(|v| v.decision == crate::concern::Decision::Dismiss)
-    {
-        if v.cites.is_empty() {
-            return Rebuttal {
-                outcome: RebuttalOutcome::Challenged,
-                reasoning: format!(
-                    "{} dismissed without citing any line of the spec; a dismissal must point at the mitigation.",
-                    v.evaluator
-                ),
-            };
-        }
-        if let Some(&off) = v
-            .cites
-            .iter()
-            .find(|&&n| !relevant(spec, concern.lines, &concern.subject, n))
-        {
-            let about = spec.line(off).map(|l| excerpt(&l.text)).unwrap_or_default();
-            return Rebuttal {
-                outcome: RebuttalOutcome::Challenged,
-                reasoning: format!(
-                    "line {off} cited by {} (\"{about}\") is about something else: it does not mention {} and is not next to {}, so it does not show this concern is handled.",
-                    v.evaluator,
-                    concern
-                        .subject
-                        .first()
-                        .map(String::as_str)
-                        .unwrap_or("the design element"),
-                    concern.lines_label()
-                ),
-            };
-        }
-    }
-    let cites = concern.dismissal_cites();
-    Rebuttal {
-        outcome: RebuttalOutcome::Accepted,
-        reasoning: format!(
-            "the cited line{} {} address{} {} directly; the dismissal is sound.",
-            if cites.len() == 1 { "" } else { "s" },
-            cites
-                .iter()
-                .map(|c| c.to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            if cites.len() == 1 { "es" } else { "" },
-            concern
-                .subject
-                .first()
-                .map(String::as_str)
-                .unwrap_or("the concern")
-        ),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::concern::{Concern, Decision, RawConcern, Severity, Vote};
-    use crate::offline::evaluator::adjudicate;
-
-    const DOC: &str = "# S\n\n## Integrations\n\nThe checkout service calls the Fraud API to score orders.\nA high score holds the order.\n\nAnalysts review held orders daily.\nAnalysts can release orders.\n\nThe nightly export to the Warehouse has a 10-minute timeout.\nCalls to the Fraud API time out after 2 s.\n";
-
-    fn concern(votes: &[(Decision, Vec<usize>)]) -> Concern {
-        let mut c = Concern::from_raw(
-            "burned_oncall",
-            "BURN",
-            RawConcern {
-                title: "No timeout on calls the Fraud API".into(),
-                detail: "d".into(),
-                severity: Severity::High,
-                lines: Some((5, 5)),
-                rule: Some("missing-timeout".into()),
-                section: Some("Integrations".into()),
-                subject: vec!["calls the fraud api".into()],
-                confidence: None,
-            },
-        );
-        c.votes = votes
-            .iter()
-            .enumerate()
-            .map(|(i, (d, cites))| Vote {
-                evaluator: format!("e{i}"),
-                decision: *d,
-                reasoning: String::new(),
-                cites: cites.clone(),
-            })
-            .collect();
-        c
-    }
-
-    #[test]
-    fn rebuttal_challenges_missing_or_off_topic_citations_and_accepts_on_topic_ones() {
-        let spec = Spec::parse(None, DOC.to_string());
-        // No citation at all.
-        let r = rebut(&spec, &concern(&[(Decision::Dismiss, vec![])]));
-        assert_eq!(r.outcome, RebuttalOutcome::Challenged);
-        // Line 11 is about the export job: no Fraud API, not next to line 5.
-        let r = rebut(&spec, &concern(&[(Decision::Dismiss, vec![11])]));
-        assert_eq!(r.outcome, RebuttalOutcome::Challenged);
-        assert!(r.reasoning.contains("line 11"), "{}", r.reasoning);
-        // Line 12 names the Fraud API.
-        let r = rebut(&spec, &concern(&[(Decision::Dismiss, vec![12])]));
-        assert_eq!(r.outcome, RebuttalOutcome::Accepted, "{}", r.reasoning);
-        // Next to the concern counts even without naming it.
-        let r = rebut(&spec, &concern(&[(Decision::Dismiss, vec![6])]));
-        assert_eq!(r.outcome, RebuttalOutcome::Accepted);
-    }
-
-    #[test]
-    fn adjudication_upholds_only_a_majority_of_on_topic_dismissals() {
-        use crate::concern::AdjudicationOutcome::{Overturned, Upheld};
-        let spec = Spec::parse(None, DOC.to_string());
-        let two_on_topic = concern(&[
-            (Decision::Dismiss, vec![12]),
-            (Decision::Dismiss, vec![12]),
-            (Decision::Accept, vec![5]),
-        ]);
-        assert_eq!(adjudicate(&spec, "e0", &two_on_topic).outcome, Upheld);
-        let one_on_topic = concern(&[
-            (Decision::Dismiss, vec![12]),
-            (Decision::Dismiss, vec![11]),
-            (Decision::Accept, vec![5]),
-        ]);
-        assert_eq!(adjudicate(&spec, "e0", &one_on_topic).outcome, Overturned);
-    }
 
     #[test]
     fn background_and_goal_sections_do_not_trigger() {

@@ -1,20 +1,38 @@
-//! Offline evaluators. Each applies a different evidence standard to the
-//! same question: does the spec state the safeguard this concern asks for?
+//! Offline evaluators. Each judges the same question (does the spec state
+//! the safeguard this concern asks for?) with a different evidence model,
+//! so they can disagree with each other and with the attacker:
 //!
-//! - `section`: a stated safeguard anywhere in the concern's section (and its
-//!   subsections) dismisses it.
-//! - `document`: a stated safeguard anywhere in the document dismisses it.
-//! - `strict`: the persona's response protocol applied literally: the
-//!   safeguard must be stated within a few lines of the concern or name the
-//!   same component, the sentence must not be one of the protocol's invalid
-//!   dismissals ("unlikely", "later"), and where the protocol asks for a
-//!   justification (lazy_developer), one must be written down.
+//! - `section` (the lexicon model): any stated safeguard in the concern's
+//!   section and its subsections, from the rule's patterns, the protocol's
+//!   stemmed synonyms ("a maximum duration" for a TTL) and complementary
+//!   bounds (`< 10` beside `>= 10`). It does not ask what the safeguard is
+//!   about, so it is the most lenient inside its section and blind outside.
+//! - `document` (the design-wide model): safeguards that hold wherever they
+//!   are written: blanket policies about the same kind of thing ("every
+//!   call has a 3 s timeout", a quantified rule in Goals), a "Why X?"
+//!   section or an Alternatives section that justifies the thing, a line or
+//!   a config / struct example that names the component (a `timeout:`
+//!   field); plus what the concern's own paragraph (or the part of the spec
+//!   the rule names as its scope) states. No protocol test.
+//! - `strict` (the component model): the persona's response protocol
+//!   applied literally. Evidence must sit next to the concern or name the
+//!   same component (a code block counts by its whole content), must not be
+//!   one of the protocol's invalid dismissals ("unlikely", "later"), and
+//!   where the protocol asks for a justification (lazy_developer), one must
+//!   be written down.
+//!
+//! All three read negation ("there is no timeout"), deferral ("we will add
+//! retries later", Open questions, Non-goals) and Alternatives (a rejected
+//! option is not the design) through `evidence::classify`.
 
-use super::attacker::{excerpt, relevant};
+use super::attacker::excerpt;
 use super::evidence::{self, Evidence, EvidenceKind};
+use super::lexicon::Lexicon;
+use super::subject;
 use crate::catalog::Catalog;
-use crate::concern::{Adjudication, AdjudicationOutcome, Concern, Decision, Vote};
-use crate::spec::Spec;
+use crate::concern::{Concern, Decision, Vote};
+use crate::rule::Rule;
+use crate::spec::{LineKind, SectionRole, Spec};
 use std::ops::Range;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,20 +64,38 @@ impl Standard {
     pub fn describe(self) -> &'static str {
         match self {
             Standard::Section => "in its section",
-            Standard::Document => "anywhere in the document",
-            Standard::Strict => "next to it, as the response protocol requires",
+            Standard::Document => "in the design as a whole",
+            Standard::Strict => "next to it or about the same component",
         }
     }
 }
 
-fn scope(spec: &Spec, standard: Standard, concern: &Concern, window: usize) -> Range<usize> {
+fn scope(
+    spec: &Spec,
+    standard: Standard,
+    rule: &Rule,
+    concern: &Concern,
+    window: usize,
+) -> Range<usize> {
     let all = 1..spec.lines.len() + 1;
     let Some((a, b)) = concern.lines else {
         return all;
     };
+    // Where the rule says its safeguard is written (the attacker's scope):
+    // the lenient models never look less widely than that.
+    let rule_scope = match rule.def.scope {
+        crate::rule::Scope::Block => spec.block_lines(a).start..spec.block_lines(b).end,
+        crate::rule::Scope::Section => {
+            spec.section_lines(spec.line(a).map(|l| l.section).unwrap_or(0))
+        }
+        crate::rule::Scope::Document => all.clone(),
+    };
     match standard {
-        Standard::Document => all,
+        Standard::Document => rule_scope,
         Standard::Section => {
+            if rule.def.scope == crate::rule::Scope::Document {
+                return all;
+            }
             let sec = spec.line(a).map(|l| l.section).unwrap_or(0);
             spec.section_tree_lines(sec)
         }
@@ -72,10 +108,313 @@ fn scope(spec: &Spec, standard: Standard, concern: &Concern, window: usize) -> R
     }
 }
 
-/// The evidence one evaluator standard finds for a concern: every mention
-/// of the rule's safeguards in the standard's scope, classified (affirmed,
-/// negated, deferred), after the strict standard's extra tests. `None` when
-/// no offline rule covers the concern.
+/// The components a concern is about: names on its lines (Postgres,
+/// `orders`, /events), else the design element the rule matched.
+pub fn topic(spec: &Spec, concern: &Concern) -> Vec<String> {
+    let mut components: Vec<String> = Vec::new();
+    if let Some((a, b)) = concern.lines {
+        for k in a..=b.min(spec.lines.len()) {
+            for c in subject::components(&spec.lines[k - 1].text) {
+                if !components.contains(&c) {
+                    components.push(c);
+                }
+            }
+        }
+    }
+    // Prefer the components inside the design element the rule matched: on
+    // "appends to `/var/spool/audit` ... and uploads to S3", a spool concern
+    // is about the spool, not S3.
+    if let Some(m) = concern
+        .subject
+        .first()
+        .map(|m| m.to_lowercase().replace(['`', '"'], ""))
+    {
+        let primary: Vec<String> = components
+            .iter()
+            .filter(|c| m.contains(c.as_str()) || c.contains(m.as_str()))
+            .cloned()
+            .collect();
+        if !primary.is_empty() {
+            return primary;
+        }
+    }
+    if components.is_empty() {
+        components = concern.subject.clone();
+    }
+    components
+}
+
+/// Does line `n` name one of `terms`? A line of a code or config example
+/// is read with its whole block and the sentence that introduces it, so a
+/// `timeout:` field under `fraud_api:` is about the Fraud API.
+pub fn names_topic(spec: &Spec, n: usize, terms: &[String]) -> bool {
+    let Some(line) = spec.line(n) else {
+        return false;
+    };
+    if subject::mentions_any(&line.text, terms) {
+        return true;
+    }
+    if line.kind != LineKind::Code {
+        return false;
+    }
+    let block = spec.block_lines(n);
+    // The intro line just above the fence, then the block (bounded).
+    let intro = block.start.saturating_sub(2).max(1)..block.start;
+    let body = block.start..block.end.min(block.start + 80);
+    intro
+        .chain(body)
+        .any(|k| subject::mentions_any(&spec.lines[k - 1].text, terms))
+}
+
+/// Stems of the concern's own lines and subject: what a blanket policy
+/// must be about to answer it.
+pub fn concern_stems(spec: &Spec, concern: &Concern) -> Vec<String> {
+    let mut text = concern.subject.join(" ");
+    if let Some((a, b)) = concern.lines {
+        for n in a..=b.min(spec.lines.len()) {
+            text.push(' ');
+            text.push_str(&spec.lines[n - 1].text);
+        }
+    }
+    super::lexicon::normalise(&text)
+        .split(' ')
+        .map(str::to_string)
+        .collect()
+}
+
+/// Is line `n` part of a config file or code example (a struct, a YAML
+/// block), where a `timeout` field is a stated setting? Requests, shell
+/// sessions and unlabelled blocks are not: "Authorization: Bearer" in an
+/// HTTP example is not an authorization check.
+fn is_config_example(spec: &Spec, n: usize) -> bool {
+    const CONFIG: &[&str] = &[
+        "yaml",
+        "yml",
+        "json",
+        "jsonc",
+        "toml",
+        "ini",
+        "conf",
+        "cfg",
+        "hcl",
+        "tf",
+        "properties",
+        "go",
+        "rust",
+        "rs",
+        "java",
+        "kotlin",
+        "kt",
+        "python",
+        "py",
+        "ts",
+        "typescript",
+        "js",
+        "javascript",
+        "cs",
+        "csharp",
+        "scala",
+        "swift",
+        "proto",
+        "protobuf",
+        "sql",
+        "ruby",
+        "rb",
+        "php",
+        "c",
+        "cpp",
+        "env",
+        "dotenv",
+        "xml",
+    ];
+    let line = &spec.lines[n - 1];
+    line.kind == LineKind::Code
+        && line
+            .code_lang
+            .as_deref()
+            .is_some_and(|l| CONFIG.contains(&l.to_ascii_lowercase().as_str()))
+}
+
+/// Does `matched` sit in the field name of a code line (`timeout: 2s`,
+/// `Timeout time.Duration`, `"timeout_ms" = 300`) rather than in its type
+/// or value (`unit_price BIGINT`)? A field is a stated setting.
+fn is_field(line: &str, matched: &str) -> bool {
+    let t = line
+        .trim_start()
+        .trim_start_matches(['-', '"', '\'', '`', ' ']);
+    let key: String = t
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        .collect();
+    let m = matched.to_lowercase();
+    !key.is_empty() && !m.is_empty() && key.to_lowercase().contains(m.trim())
+}
+
+/// Is this rule's safeguard a justification (why it is built this way)
+/// rather than a mechanism? Lazy developer's rules ask "why".
+fn wants_justification(rule: &Rule, protocol_needs: bool) -> bool {
+    protocol_needs
+        || rule
+            .def
+            .missing
+            .trim_start()
+            .to_lowercase()
+            .starts_with("why")
+}
+
+/// "Why X?" sections and Alternatives sections that name one of `terms`:
+/// the text that justifies building X. Cites the first line of the
+/// section's body that names the thing (or its first line).
+fn justifications(spec: &Spec, terms: &[String]) -> Vec<Evidence> {
+    let mut out = Vec::new();
+    for (i, sec) in spec.sections.iter().enumerate() {
+        let heading = sec.heading.trim().to_lowercase();
+        let why = heading.starts_with("why") || heading.ends_with('?') && heading.contains("why");
+        let alternatives = sec.role == SectionRole::Alternatives;
+        if !(why || alternatives) || sec.level == 0 {
+            continue;
+        }
+        let heading_names = subject::mentions_any(&sec.heading, terms);
+        let body = spec.section_lines(i);
+        let mut cite = None;
+        for n in body.start + 1..body.end.min(spec.lines.len() + 1) {
+            let l = &spec.lines[n - 1];
+            if matches!(l.kind, LineKind::Blank | LineKind::Heading | LineKind::Html) {
+                continue;
+            }
+            if subject::mentions_any(&l.text, terms) {
+                cite = Some(n);
+                break;
+            }
+            if heading_names && cite.is_none() && why {
+                cite = Some(n);
+                break;
+            }
+        }
+        if let Some(n) = cite {
+            out.push(Evidence {
+                line: n,
+                kind: EvidenceKind::Affirmed,
+                matched: sec.heading.trim().to_string(),
+            });
+        }
+    }
+    out
+}
+
+/// Complementary bounds in `range` as evidence for a boundary concern.
+fn bounds(spec: &Spec, rule: &Rule, range: Range<usize>) -> Vec<Evidence> {
+    if !rule.def.missing.to_lowercase().contains("boundary") {
+        return Vec::new();
+    }
+    match evidence::complementary_bounds(spec, range) {
+        Some((a, b, what)) => [a, b]
+            .into_iter()
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .map(|line| Evidence {
+                line,
+                kind: EvidenceKind::Affirmed,
+                matched: format!("complementary bounds ({what})"),
+            })
+            .collect(),
+        None => Vec::new(),
+    }
+}
+
+type CacheKey = (String, usize, String, String);
+
+/// A blanket-policy line, read once per spec: its number, whether it is
+/// the attack side's narrow universal form, and what it is about.
+pub(crate) struct Blanket {
+    pub line: usize,
+    universal: bool,
+    subject: Vec<String>,
+}
+
+/// What the evaluators compute once per spec (see `with_cache`).
+#[derive(Default)]
+struct SpecCache {
+    id: Option<(String, usize)>,
+    rules: std::collections::HashMap<CacheKey, std::rc::Rc<Vec<Evidence>>>,
+    blanket: std::rc::Rc<Vec<Blanket>>,
+}
+
+thread_local! {
+    /// Per-thread caches for the spec being judged: the whole-document
+    /// evidence of each rule and the blanket-policy lines. Cleared when
+    /// another spec comes along, so a batch review holds one spec's worth.
+    static CACHE: std::cell::RefCell<SpecCache> = Default::default();
+}
+
+fn with_cache<T>(spec: &Spec, f: impl FnOnce(&mut SpecCache) -> T) -> T {
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        let id = (spec.sha256.clone(), spec.lines.len());
+        if c.id.as_ref() != Some(&id) {
+            c.id = Some(id);
+            c.rules.clear();
+            c.blanket = std::rc::Rc::new(
+                evidence::blanket_lines(spec)
+                    .into_iter()
+                    .map(|n| {
+                        let text = &spec.lines[n - 1].text;
+                        Blanket {
+                            line: n,
+                            universal: evidence::is_universal(text),
+                            subject: evidence::blanket_subject(text),
+                        }
+                    })
+                    .collect(),
+            );
+        }
+        f(&mut c)
+    })
+}
+
+/// Every mention of the rule's safeguards (and synonyms) in the document,
+/// classified, in line order.
+fn document_evidence(
+    spec: &Spec,
+    adversary: &str,
+    rule: &Rule,
+    synonyms: &[&Lexicon],
+) -> std::rc::Rc<Vec<Evidence>> {
+    // The rule's patterns are part of the key: two catalogs (built-in and
+    // `--personas-dir`) may hold different rules under one id.
+    let key = (
+        spec.sha256.clone(),
+        spec.lines.len(),
+        adversary.to_string(),
+        format!(
+            "{}\u{1}{}\u{1}{}",
+            rule.id(),
+            rule.def.safeguards.join("\u{1}"),
+            rule.def.missing
+        ),
+    );
+    if let Some(found) = with_cache(spec, |c| c.rules.get(&key).cloned()) {
+        return found;
+    }
+    let found = std::rc::Rc::new(evidence::find_with(
+        spec,
+        &rule.safeguards,
+        synonyms,
+        1..spec.lines.len() + 1,
+    ));
+    with_cache(spec, |c| c.rules.insert(key, found.clone()));
+    found
+}
+
+/// The blanket-policy lines of the spec (cached per spec).
+pub(crate) fn blanket_lines(spec: &Spec) -> std::rc::Rc<Vec<Blanket>> {
+    with_cache(spec, |c| c.blanket.clone())
+}
+
+/// The evidence one evaluator standard finds for a concern: mentions of
+/// the rule's safeguards in the standard's scope, classified (affirmed,
+/// negated, deferred), after the standard's own tests. `None` when no
+/// offline rule covers the concern.
 pub fn evidence(
     spec: &Spec,
     catalog: &Catalog,
@@ -88,82 +427,161 @@ pub fn evidence(
         .and_then(|r| catalog.persona(&concern.adversary)?.rule(r))?;
     let protocol = catalog.protocol(&concern.adversary);
     let window = protocol.map(|p| p.offline.window).unwrap_or(3);
-    let range = scope(spec, standard, concern, window);
-    let mut found: Vec<Evidence> = evidence::find(spec, &rule.safeguards, range.clone());
-    if standard != Standard::Document {
-        // A blanket policy ("every call has a 3 s timeout") counts anywhere.
-        for e in evidence::universal(spec, &rule.safeguards) {
-            if !range.contains(&e.line) {
-                found.push(e);
-            }
-        }
-    }
-    if standard == Standard::Strict {
-        let invalid: &[crate::rule::Regex] = protocol
-            .map(|p| p.offline.invalid_re.as_slice())
-            .unwrap_or_default();
-        for e in &mut found {
-            let text = &spec.lines[e.line - 1].lower;
-            if e.kind == EvidenceKind::Affirmed
-                && invalid.iter().any(|r| r.is_match(text.as_bytes()))
+    let synonyms: Vec<&Lexicon> = protocol
+        .map(|p| p.offline.synonyms_for(&rule.def.missing))
+        .unwrap_or_default();
+    let needs: &[crate::rule::Regex] = protocol
+        .map(|p| p.offline.justification_re.as_slice())
+        .unwrap_or_default();
+    let justify = wants_justification(rule, !needs.is_empty());
+    let terms = topic(spec, concern);
+    let range = scope(spec, standard, rule, concern, window);
+    let all = 1..spec.lines.len() + 1;
+    // Every mention in the document, found once per spec and rule and
+    // shared by the three models and by every concern of the rule.
+    let everywhere = document_evidence(spec, &concern.adversary, rule, &synonyms);
+    let within = |r: Range<usize>| {
+        let lo = everywhere.partition_point(|e| e.line < r.start);
+        everywhere[lo..]
+            .iter()
+            .take_while(move |e| e.line < r.end)
+            .cloned()
+    };
+    let about = concern_stems(spec, concern);
+    let blanket = |found: &mut Vec<Evidence>| {
+        for b in blanket_lines(spec).iter() {
+            // A policy answers the concern only when it is about the same
+            // kind of thing ("all outbound calls" for a call) or names it.
+            // The attack side's narrow form ("every call / request /
+            // handler ... has") is about interactions in general and
+            // answers any concern.
+            let n = b.line;
+            if !b.universal
+                && !b.subject.iter().any(|w| about.contains(w))
+                && !names_topic(spec, n, &terms)
             {
-                e.kind = EvidenceKind::Deferred;
+                continue;
+            }
+            found.extend(within(n..n + 1).filter(|e| e.kind == EvidenceKind::Affirmed));
+        }
+    };
+    let mut found: Vec<Evidence> = Vec::new();
+    match standard {
+        Standard::Section => {
+            found.extend(within(range.clone()));
+            found.extend(bounds(spec, rule, range.clone()));
+        }
+        Standard::Document => {
+            found.extend(within(range.clone()));
+            found.extend(bounds(spec, rule, range.clone()));
+            blanket(&mut found);
+            // Prose anywhere that names the same component.
+            found.extend(within(all.clone()).filter(|e| {
+                e.kind == EvidenceKind::Affirmed
+                    && spec.lines[e.line - 1].kind != LineKind::Code
+                    && subject::mentions_any(&spec.lines[e.line - 1].text, &terms)
+            }));
+            // Config and struct examples anywhere, when they name the component.
+            found.extend(within(all.clone()).filter(|e| {
+                e.kind == EvidenceKind::Affirmed
+                    && is_config_example(spec, e.line)
+                    && names_topic(spec, e.line, &terms)
+                    && (subject::mentions_any(&spec.lines[e.line - 1].text, &terms)
+                        || is_field(&spec.lines[e.line - 1].text, &e.matched))
+            }));
+            if justify {
+                found.extend(justifications(spec, &terms));
             }
         }
-        // Strict also accepts a same-section line naming the same component.
-        if !found.iter().any(|e| e.kind == EvidenceKind::Affirmed)
-            && let Some((a, _)) = concern.lines
-        {
-            let sec = spec.line(a).map(|l| l.section).unwrap_or(0);
-            for e in evidence::find(spec, &rule.safeguards, spec.section_tree_lines(sec)) {
+        Standard::Strict => {
+            // Next to it: its own paragraph, or a line within the window
+            // that names the same component.
+            let own = concern
+                .lines
+                .map(|(a, b)| spec.block_lines(a).start..spec.block_lines(b).end)
+                .unwrap_or(range.clone());
+            found.extend(
+                within(range.clone())
+                    .filter(|e| own.contains(&e.line) || names_topic(spec, e.line, &terms)),
+            );
+            found.extend(bounds(spec, rule, range.clone()));
+            blanket(&mut found);
+            // Anywhere else, the evidence must name the same component.
+            if !found.iter().any(|e| e.kind == EvidenceKind::Affirmed) {
+                found.extend(within(all.clone()).filter(|e| {
+                    e.kind == EvidenceKind::Affirmed
+                        && !range.contains(&e.line)
+                        && names_topic(spec, e.line, &terms)
+                        && (spec.lines[e.line - 1].kind != LineKind::Code
+                            || is_config_example(spec, e.line)
+                                && (subject::mentions_any(&spec.lines[e.line - 1].text, &terms)
+                                    || is_field(&spec.lines[e.line - 1].text, &e.matched)))
+                }));
+            }
+            if justify {
+                found.extend(justifications(spec, &terms));
+            }
+            let invalid: &[crate::rule::Regex] = protocol
+                .map(|p| p.offline.invalid_re.as_slice())
+                .unwrap_or_default();
+            for e in &mut found {
+                let text = &spec.lines[e.line - 1].lower;
                 if e.kind == EvidenceKind::Affirmed
-                    && relevant(spec, concern.lines, &concern.subject, e.line)
+                    && invalid.iter().any(|r| r.is_match(text.as_bytes()))
                 {
-                    found.push(e);
+                    e.kind = EvidenceKind::Deferred;
                 }
             }
-        }
-        let needs: &[crate::rule::Regex] = protocol
-            .map(|p| p.offline.justification_re.as_slice())
-            .unwrap_or_default();
-        if !needs.is_empty() {
-            let justified = evidence::find(spec, needs, range.clone())
-                .into_iter()
-                .any(|e| e.kind == EvidenceKind::Affirmed);
-            if !justified {
+            if !needs.is_empty() {
+                // The justification must be written next to the concern or
+                // next to the evidence itself.
+                let near = |r: Range<usize>| {
+                    evidence::find(spec, needs, r)
+                        .into_iter()
+                        .any(|e| e.kind == EvidenceKind::Affirmed)
+                };
+                // Beside the evidence, the words count as written: an
+                // Alternatives section justifies by what it rejects.
+                let beside = |r: Range<usize>| {
+                    r.filter(|&k| k >= 1 && k <= spec.lines.len()).any(|k| {
+                        needs
+                            .iter()
+                            .any(|p| p.is_match(spec.lines[k - 1].lower.as_bytes()))
+                    })
+                };
+                let here = near(range.clone());
                 for e in &mut found {
-                    if e.kind == EvidenceKind::Affirmed {
+                    if e.kind == EvidenceKind::Affirmed
+                        && !here
+                        && !beside(spec.block_lines(e.line))
+                    {
                         e.kind = EvidenceKind::Deferred;
                     }
                 }
             }
         }
     }
+    // One piece of evidence per line: the most affirmative.
+    found.sort_by_key(|e| (e.line, e.kind != EvidenceKind::Affirmed));
+    found.dedup_by_key(|e| e.line);
     Some((found, range))
 }
 
-/// One evaluator's vote on one concern.
+/// One evaluator's vote on one concern. The reasoning says only what this
+/// evaluator found: the concern's detail already says what is missing.
 pub fn vote(spec: &Spec, catalog: &Catalog, standard: Standard, concern: &Concern) -> Vote {
     let evaluator = standard.name().to_string();
-    let rule = concern
-        .rule
-        .as_deref()
-        .and_then(|r| catalog.persona(&concern.adversary)?.rule(r));
-    let protocol = catalog.protocol(&concern.adversary);
-    let (Some(rule), Some((found, _))) = (rule, evidence(spec, catalog, standard, concern)) else {
+    let concern_cites: Vec<usize> = concern.lines.map(|(a, b)| vec![a, b]).unwrap_or_default();
+    let Some((found, _)) = evidence(spec, catalog, standard, concern) else {
         return Vote {
             evaluator,
             decision: Decision::Accept,
-            reasoning: format!(
-                "no offline rule covers this concern, so no specific mitigation can be cited; {}",
-                protocol
-                    .map(|p| p.rule.trim())
-                    .unwrap_or("the concern stands")
-            ),
-            cites: concern.lines.map(|(a, b)| vec![a, b]).unwrap_or_default(),
+            reasoning: "no offline rule covers this concern, so no mitigation can be cited."
+                .to_string(),
+            cites: concern_cites,
         };
     };
-    let concern_cites: Vec<usize> = concern.lines.map(|(a, b)| vec![a, b]).unwrap_or_default();
+    let quote = |n: usize| format!("line {n} \"{}\"", excerpt(&spec.lines[n - 1].text));
     let affirmed: Vec<&Evidence> = found
         .iter()
         .filter(|e| e.kind == EvidenceKind::Affirmed)
@@ -185,25 +603,18 @@ pub fn vote(spec: &Spec, catalog: &Catalog, standard: Standard, concern: &Concer
             (d, e.line)
         });
         let cites: Vec<usize> = best.iter().take(2).map(|e| e.line).collect();
-        let quotes = best
+        let quotes = cites
             .iter()
-            .take(2)
-            .map(|e| {
-                format!(
-                    "line {} \"{}\"",
-                    e.line,
-                    excerpt(&spec.lines[e.line - 1].text)
-                )
-            })
+            .map(|&n| quote(n))
             .collect::<Vec<_>>()
             .join("; ");
         return Vote {
             evaluator,
             decision: Decision::Dismiss,
             reasoning: format!(
-                "the spec states the safeguard ({}) {}: {quotes}.",
+                "handled {} ({}): {quotes}.",
+                standard.describe(),
                 best[0].matched.to_lowercase(),
-                standard.describe()
             ),
             cites,
         };
@@ -212,13 +623,8 @@ pub fn vote(spec: &Spec, catalog: &Catalog, standard: Standard, concern: &Concer
         return Vote {
             evaluator,
             decision: Decision::Accept,
-            reasoning: format!(
-                "line {} says the safeguard is absent (\"{}\"); the spec needs {}.",
-                neg.line,
-                excerpt(&spec.lines[neg.line - 1].text),
-                rule.def.missing.trim_end_matches('.')
-            ),
-            cites: [concern_cites.clone(), vec![neg.line]].concat(),
+            reasoning: format!("{} says the safeguard is absent.", quote(neg.line)),
+            cites: [concern_cites, vec![neg.line]].concat(),
         };
     }
     if let Some(d) = found.iter().find(|e| e.kind == EvidenceKind::Deferred)
@@ -228,9 +634,8 @@ pub fn vote(spec: &Spec, catalog: &Catalog, standard: Standard, concern: &Concer
             evaluator,
             decision: Decision::Defer,
             reasoning: format!(
-                "line {} mentions it only as an open question, non-goal or future work (\"{}\"); the team must decide before this can be dismissed.",
-                d.line,
-                excerpt(&spec.lines[d.line - 1].text)
+                "{} mentions it only as an open question, non-goal, alternative or future work; the team must decide.",
+                quote(d.line)
             ),
             cites: vec![d.line],
         };
@@ -238,68 +643,25 @@ pub fn vote(spec: &Spec, catalog: &Catalog, standard: Standard, concern: &Concer
     let noted = concern
         .filter
         .as_ref()
-        .map(|f| format!(" It was dismissed before (\"{}\"), but that explanation is not borne out by this text.", excerpt(&f.explanation)))
+        .map(|f| {
+            format!(
+                " It was dismissed before (\"{}\"), but this text does not bear that out.",
+                excerpt(&f.explanation)
+            )
+        })
         .unwrap_or_default();
+    let deferred = if found.iter().any(|e| e.kind == EvidenceKind::Deferred) {
+        " (a mention that is deferred or not a valid dismissal under the protocol does not count)"
+    } else {
+        ""
+    };
     Vote {
         evaluator,
         decision: Decision::Accept,
         reasoning: format!(
-            "the spec does not state {} {} ({}); {}{noted}",
-            rule.def.missing.trim_end_matches('.'),
-            standard.describe(),
-            concern.lines_label(),
-            protocol
-                .map(|p| p.rule.trim())
-                .unwrap_or("the concern stands")
+            "no safeguard stated {}{deferred}.{noted}",
+            standard.describe()
         ),
         cites: concern_cites,
-    }
-}
-
-/// The adjudicator decides a challenged dismissal: the dismissal stands only
-/// if a majority of the votes dismissed it with evidence about this concern.
-pub fn adjudicate(spec: &Spec, evaluator: &str, concern: &Concern) -> Adjudication {
-    let total = concern.votes.len().max(1);
-    let mut sound = Vec::new();
-    for v in concern
-        .votes
-        .iter()
-        .filter(|v| v.decision == Decision::Dismiss)
-    {
-        if v.cites
-            .iter()
-            .any(|&n| relevant(spec, concern.lines, &concern.subject, n))
-        {
-            sound.push(v.evaluator.clone());
-        }
-    }
-    let challenge = concern
-        .rebuttal
-        .as_ref()
-        .map(|r| r.reasoning.clone())
-        .unwrap_or_default();
-    if sound.len() * 2 > total {
-        Adjudication {
-            outcome: AdjudicationOutcome::Upheld,
-            reasoning: format!(
-                "{} of {} votes dismissed with evidence about this concern ({}); the challenge (\"{}\") does not undo that.",
-                sound.len(),
-                total,
-                sound.join(", "),
-                excerpt(&challenge)
-            ),
-            adjudicator: Some(evaluator.to_string()),
-        }
-    } else {
-        Adjudication {
-            outcome: AdjudicationOutcome::Overturned,
-            reasoning: format!(
-                "only {} of {} votes cite evidence about this concern; the challenge holds: {}",
-                sound.len(),
-                total,
-                challenge
-            ),
-            adjudicator: Some(evaluator.to_string()),
-        }
     }
 }

@@ -2,6 +2,7 @@
 //! ("there is no rate limit"), deferred ("we will add retries later") or
 //! merely questioned ("Do we need a replay tool?") mention.
 
+use super::lexicon::Lexicon;
 use crate::rule::Regex as Pattern;
 use crate::spec::{LineKind, SectionRole, Spec};
 use regex::Regex;
@@ -149,6 +150,148 @@ pub fn universal(spec: &Spec, patterns: &[Pattern]) -> Vec<Evidence> {
         .collect()
 }
 
+/// Mentions of the rule's patterns or of the protocol's synonym phrases in
+/// `lines`, one per line (the most affirmative), classified like `find`.
+pub fn find_with(
+    spec: &Spec,
+    patterns: &[Pattern],
+    synonyms: &[&Lexicon],
+    lines: Range<usize>,
+) -> Vec<Evidence> {
+    let mut out = find(spec, patterns, lines.clone());
+    if synonyms.iter().all(|l| l.is_empty()) {
+        return out;
+    }
+    let end = lines.end.min(spec.lines.len() + 1);
+    for n in lines.start.max(1)..end {
+        let line = &spec.lines[n - 1];
+        if matches!(
+            line.kind,
+            LineKind::Heading | LineKind::Blank | LineKind::Html
+        ) {
+            continue;
+        }
+        let mut best: Option<Evidence> = None;
+        for lex in synonyms {
+            for (range, _) in lex.find(&line.text) {
+                let kind = classify(spec, n, range.start, range.end);
+                if best.as_ref().is_none_or(|b| rank(kind) > rank(b.kind)) {
+                    best = Some(Evidence {
+                        line: n,
+                        kind,
+                        matched: line.text[range].to_string(),
+                    });
+                }
+            }
+        }
+        let Some(b) = best else { continue };
+        match out.iter_mut().find(|e| e.line == n) {
+            Some(e) if rank(b.kind) > rank(e.kind) => *e = b,
+            Some(_) => {}
+            None => out.push(b),
+        }
+    }
+    out.sort_by_key(|e| e.line);
+    out
+}
+
+static BLANKET: LazyLock<Regex> = LazyLock::new(|| {
+    // Matched on ASCII-lowercased text. A quantified rule that opens its sentence, with a verb of obligation
+    // or state: "Every task must finish within 10 min", "All tokens expire".
+    Regex::new(&crate::rule::asciify(r"(?:^|[.:;!?]\s+|^\s*(?:[-*+]|\d+\.)\s+(?:\*\*[^*]*\*\*:?\s+)?)(?:every|all|each|any)\s+(?:[\w`/-]+\s+){0,5}?(?:has|have|is|are|must|should|shall|will|uses?|gets?|times?|carr(?:y|ies)|runs?|needs?|requires?|expires?|finish(?:es)?|completes?|goes|go|is capped|are capped)\b|(?:^|[.:;!?]\s+|^\s*(?:[-*+]|\d+\.)\s+)no\s+(?:[\w`/-]+\s+){1,5}?without\b")).unwrap()
+});
+
+static QUANTIFIER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::rule::asciify(
+        r"\b(?:all|every|each|any)\s+([\w`/-]+(?:\s+[\w`/-]+){0,3})",
+    ))
+    .unwrap()
+});
+
+/// What a blanket policy is about: the stems of the few words after its
+/// quantifier ("all outbound calls" -> outbound, call).
+pub fn blanket_subject(text: &str) -> Vec<String> {
+    QUANTIFIER
+        .captures_iter(&text.to_ascii_lowercase())
+        .flat_map(|c| {
+            super::lexicon::normalise(&c[1])
+                .split(' ')
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .filter(|w| w.len() >= 3 && !BLANKET_STOP.contains(&w.as_str()))
+        .collect()
+}
+
+const BLANKET_STOP: &[&str] = &[
+    "the", "our", "its", "their", "other", "new", "one", "this", "that", "these", "those", "and",
+    "for", "with", "are", "has", "have", "must", "should", "will", "time",
+];
+
+/// Lines stating a blanket policy: a quantified rule ("every outbound call
+/// has a 3 s timeout"; "no export runs without a deadline") anywhere, or a
+/// quantified item of a Goals section ("timeouts on all outbound calls").
+pub fn blanket_lines(spec: &Spec) -> Vec<usize> {
+    let mut lines: Vec<usize> = spec
+        .lines
+        .iter()
+        .filter(|l| {
+            l.kind != LineKind::Code
+                && !matches!(l.kind, LineKind::Heading | LineKind::Blank | LineKind::Html)
+                && (is_universal(&l.text)
+                    || BLANKET.is_match(&l.lower)
+                    || spec.sections[l.section].role == SectionRole::Goals
+                        && QUANTIFIER.is_match(&l.lower))
+        })
+        .map(|l| l.number)
+        .collect();
+    lines.dedup();
+    lines
+}
+
+static COMPARISON: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::rule::asciify(
+        r"(<=|>=|≤|≥|<|>)\s*`?\s*(-?\d+(?:\.\d+)?)",
+    ))
+    .unwrap()
+});
+
+/// Complementary comparisons on the same value in `lines`: `< 10` with
+/// `>= 10`, or `<= 10` with `> 10`. Together they cover every value exactly
+/// once, so the boundary is stated, not a gap. Returns both lines of the
+/// first pair found (the same line twice when one line states both).
+pub fn complementary_bounds(spec: &Spec, lines: Range<usize>) -> Option<(usize, usize, String)> {
+    let end = lines.end.min(spec.lines.len() + 1);
+    let mut seen: Vec<(usize, &str, String)> = Vec::new();
+    for n in lines.start.max(1)..end {
+        let text = &spec.lines[n - 1].text;
+        for c in COMPARISON.captures_iter(text) {
+            let op = c.get(1).map_or("", |m| m.as_str());
+            let value = c[2].to_string();
+            let complement = match op {
+                "<" => ">=",
+                ">=" | "≥" => "<",
+                "<=" | "≤" => ">",
+                ">" => "<=",
+                _ => continue,
+            };
+            let norm = match op {
+                "≥" => ">=",
+                "≤" => "<=",
+                o => o,
+            };
+            if let Some((first, _, _)) = seen
+                .iter()
+                .find(|(_, o, v)| *v == value && (*o == complement))
+            {
+                return Some((*first, n, format!("{norm} {value}")));
+            }
+            seen.push((n, norm, value));
+        }
+    }
+    None
+}
+
 fn rank(k: EvidenceKind) -> u8 {
     match k {
         EvidenceKind::Affirmed => 2,
@@ -211,5 +354,34 @@ mod tests {
         let doc = "# D\n\n## Open questions\n\n- A replay tool for events.\n\n## Schema\n\n```sql\nemail TEXT NOT NULL UNIQUE\n```\n";
         assert_eq!(kinds(doc, "replay"), vec![(5, EvidenceKind::Deferred)]);
         assert_eq!(kinds(doc, "unique"), vec![(10, EvidenceKind::Affirmed)]);
+    }
+
+    #[test]
+    fn blanket_rules_and_goals_are_policies_about_their_subject() {
+        let doc = "# D\n\n## Goals\n\n- Timeouts on all outbound calls.\n- Retention of 7 years.\n\n## Design\n\nEach export task must finish within 20 minutes.\nThe TTL is refreshed on every write.\n";
+        let spec = Spec::parse(None, doc.to_string());
+        assert_eq!(blanket_lines(&spec), vec![5, 10]);
+        assert_eq!(
+            blanket_subject("Timeouts on all outbound calls."),
+            vec!["outbound", "call"]
+        );
+    }
+
+    #[test]
+    fn complementary_bounds_pair_lt_with_ge_only() {
+        let pair = |doc: &str| {
+            let spec = Spec::parse(None, doc.to_string());
+            complementary_bounds(&spec, 1..spec.lines.len() + 1).map(|(a, b, _)| (a, b))
+        };
+        assert_eq!(
+            pair("score `< 50` ships\nscore `>= 50` is held\n"),
+            Some((1, 2))
+        );
+        assert_eq!(
+            pair("score <= 50 ships, score > 50 is held\n"),
+            Some((1, 1))
+        );
+        assert_eq!(pair("score <= 50 ships\nscore >= 50 is held\n"), None);
+        assert_eq!(pair("latency < 200 ms\nretries >= 3\n"), None);
     }
 }

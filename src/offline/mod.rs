@@ -8,6 +8,8 @@ pub mod checks;
 pub mod evaluator;
 pub mod evidence;
 pub mod final_boss;
+pub mod lexicon;
+pub mod rebuttal;
 pub mod sentence;
 pub mod subject;
 
@@ -63,7 +65,7 @@ impl Attacker for OfflineAttacker {
     ) -> BoxFuture<'a, Vec<RoleResult<Rebuttal>>> {
         let out: Vec<_> = requests
             .iter()
-            .map(|r| RoleResult::ok(attacker::rebut(spec, r.concern), usage()))
+            .map(|r| RoleResult::ok(rebuttal::rebut(spec, &self.catalog, r.concern), usage()))
             .collect();
         futures::future::ready(out).boxed()
     }
@@ -111,7 +113,7 @@ impl Evaluator for OfflineEvaluator {
             .iter()
             .map(|c| {
                 RoleResult::ok(
-                    evaluator::adjudicate(spec, self.standard.name(), c),
+                    rebuttal::adjudicate(spec, &self.catalog, self.standard.name(), c),
                     usage(),
                 )
             })
@@ -148,7 +150,8 @@ impl FinalBoss for OfflineFinalBoss {
     }
 }
 
-/// The three offline evaluators, in adjudication order (the first adjudicates).
+/// The three offline evaluators. A challenged dismissal is adjudicated by
+/// the first of them whose citation was not challenged.
 pub fn evaluators(catalog: &Arc<Catalog>) -> Vec<Arc<dyn Evaluator>> {
     [Standard::Section, Standard::Document, Standard::Strict]
         .into_iter()

@@ -54,7 +54,7 @@ impl Default for RunOptions {
 pub struct Gauntlet {
     pub catalog: Arc<Catalog>,
     pub attacker: Arc<dyn Attacker>,
-    /// The first one adjudicates.
+    /// A challenged dismissal goes to the first one whose citation was not challenged.
     pub evaluators: Vec<Arc<dyn Evaluator>>,
     /// `Some` runs the final boss.
     pub final_boss: Option<Arc<dyn FinalBoss>>,

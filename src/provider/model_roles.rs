@@ -186,9 +186,11 @@ impl Attacker for ModelAttacker {
                     )
                     .await;
                     RoleResult {
-                        value: r
-                            .value
-                            .map(|(outcome, reasoning)| Rebuttal { outcome, reasoning }),
+                        value: r.value.map(|(outcome, reasoning)| Rebuttal {
+                            outcome,
+                            reasoning,
+                            challenged: Vec::new(),
+                        }),
                         usage: r.usage,
                     }
                 }

@@ -1,6 +1,6 @@
 //! The Markdown report, readable as a pull-request comment.
 
-use super::cost_line;
+use super::{checked_summary, cost_line, count};
 use crate::concern::{Concern, RebuttalOutcome, Status};
 use crate::verdict::{Outcome, Verdict};
 use std::io::{self, Write};
@@ -28,27 +28,30 @@ pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "Spec: `{}` ({} lines)", cell(path), v.spec.lines)?;
         writeln!(out)?;
     }
+    let n = |st: Status| v.concerns.iter().filter(|c| c.status == st).count() as u64;
+    let filtered_part = if s.filter.store {
+        format!(", {} filtered", n(Status::Filtered))
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "{badge}: {} concern(s) require revision ({} high, {} medium, {} low); {} dismissed, {} filtered, {} deferred.",
-        s.final_.requiring_revision,
+        "{badge}: {} revision ({} high, {} medium, {} low); {} dismissed{filtered_part}, {} deferred.",
+        match s.final_.requiring_revision {
+            1 => "1 concern requires".to_string(),
+            k => format!("{k} concerns require"),
+        },
         s.final_.high,
         s.final_.medium,
         s.final_.low,
-        v.concerns
-            .iter()
-            .filter(|c| c.status == Status::Dismissed)
-            .count(),
-        v.concerns
-            .iter()
-            .filter(|c| c.status == Status::Filtered)
-            .count(),
-        v.concerns
-            .iter()
-            .filter(|c| c.status == Status::Deferred)
-            .count(),
+        n(Status::Dismissed),
+        n(Status::Deferred),
     )?;
     writeln!(out)?;
+    if v.verdict == Outcome::Pass {
+        writeln!(out, "Checked: {}", cell(&checked_summary(v)))?;
+        writeln!(out)?;
+    }
     writeln!(
         out,
         "Adversaries: {} · Attack model: `{}` · Eval models: {} · Duration: {} ms",
@@ -128,8 +131,9 @@ pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
     if !dismissed.is_empty() {
         writeln!(
             out,
-            "<details><summary>{} dismissed concern(s) with their reasons</summary>",
-            dismissed.len()
+            "<details><summary>{} dismissed, with the lines that handle {}</summary>",
+            count(dismissed.len() as u64, "concern"),
+            if dismissed.len() == 1 { "it" } else { "them" }
         )?;
         writeln!(out)?;
         for c in dismissed {
@@ -141,23 +145,54 @@ pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
                 c.adversary,
                 c.lines_label()
             )?;
-            for vote in c
+            let dismissers: Vec<&crate::concern::Vote> = c
                 .votes
                 .iter()
                 .filter(|x| x.decision == crate::concern::Decision::Dismiss)
-            {
-                writeln!(out, "  - {}: {}", vote.evaluator, cell(&vote.reasoning))?;
+                .collect();
+            // One quote of the evidence, not one per vote.
+            if let Some(first) = dismissers.first() {
+                let cites = c.dismissal_cites();
+                writeln!(
+                    out,
+                    "  - {} ({}): {}",
+                    match cites.len() {
+                        0 => "no line cited".to_string(),
+                        1 => format!("cited line {}", cites[0]),
+                        _ => format!(
+                            "cited lines {}",
+                            cites
+                                .iter()
+                                .map(|k| k.to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    },
+                    dismissers
+                        .iter()
+                        .map(|x| x.evaluator.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    cell(&first.reasoning)
+                )?;
             }
-            if let Some(r) = &c.rebuttal {
-                let what = if r.outcome == RebuttalOutcome::Accepted {
-                    "accepted the dismissal"
-                } else {
-                    "challenged"
-                };
-                writeln!(out, "  - {} {what}: {}", c.adversary, cell(&r.reasoning))?;
+            if let Some(r) = &c.rebuttal
+                && r.outcome == RebuttalOutcome::Challenged
+            {
+                writeln!(
+                    out,
+                    "  - {} challenged: {}",
+                    c.adversary,
+                    cell(&r.reasoning)
+                )?;
             }
             if let Some(a) = &c.adjudication {
-                writeln!(out, "  - dismissal upheld: {}", cell(&a.reasoning))?;
+                writeln!(
+                    out,
+                    "  - upheld by {}: {}",
+                    a.adjudicator.as_deref().unwrap_or("the adjudicator"),
+                    cell(&a.reasoning)
+                )?;
             }
         }
         writeln!(out)?;
@@ -170,14 +205,19 @@ pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
         .filter(|c| c.status == Status::Reinstated)
         .collect();
     if !won.is_empty() {
-        writeln!(out, "### Rebuttals that won")?;
+        writeln!(out, "### Reinstated after rebuttal")?;
         writeln!(out)?;
         for c in won {
             if let Some(r) = &c.rebuttal {
                 writeln!(out, "- `{}` {}: {}", c.id, c.adversary, cell(&r.reasoning))?;
             }
             if let Some(a) = &c.adjudication {
-                writeln!(out, "  - adjudication: {}", cell(&a.reasoning))?;
+                writeln!(
+                    out,
+                    "  - reinstated by {}: {}",
+                    a.adjudicator.as_deref().unwrap_or("the pipeline"),
+                    cell(&a.reasoning)
+                )?;
             }
         }
         writeln!(out)?;
@@ -190,8 +230,8 @@ pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
     if !filtered.is_empty() {
         writeln!(
             out,
-            "<details><summary>{} concern(s) filtered as already resolved</summary>",
-            filtered.len()
+            "<details><summary>{} filtered as already resolved</summary>",
+            count(filtered.len() as u64, "concern")
         )?;
         writeln!(out)?;
         for c in filtered {
@@ -321,11 +361,12 @@ mod tests {
         reinstated.rebuttal = Some(Rebuttal {
             outcome: RebuttalOutcome::Challenged,
             reasoning: "line 31 is about API keys, not the signing secret".into(),
+            challenged: vec!["offline/section".into()],
         });
         reinstated.adjudication = Some(Adjudication {
             outcome: AdjudicationOutcome::Overturned,
             reasoning: "the cited line is about something else; the challenge holds".into(),
-            adjudicator: Some("offline/section".into()),
+            adjudicator: Some("offline/strict".into()),
         });
         let mut dismissed = concern(
             "lazy_developer",
@@ -344,9 +385,13 @@ mod tests {
             vote("offline/document", Dismiss, "line 8 justifies it"),
             vote("offline/strict", Accept, "no justification next to it"),
         ];
+        for v in dismissed.votes.iter_mut().filter(|v| v.decision == Dismiss) {
+            v.cites = vec![8];
+        }
         dismissed.rebuttal = Some(Rebuttal {
             outcome: RebuttalOutcome::Accepted,
             reasoning: "fair, the ordering need is real".into(),
+            challenged: Vec::new(),
         });
         let deferred = concern(
             "pedantic_nitpicker",
@@ -376,6 +421,7 @@ mod tests {
         stats.final_.high = 1;
         stats.final_.medium = 1;
         stats.duration_ms.total = 1234;
+        stats.filter.store = true;
         Verdict {
             schema_version: crate::verdict::SCHEMA_VERSION,
             tool: ToolInfo {
@@ -436,14 +482,13 @@ mod tests {
         // A `|` in a detail must not break the table.
         assert!(md.contains("what is missing \\| and why"));
         for needle in [
-            "❌ **REVISE**: 2 concern(s) require revision (1 high, 1 medium, 0 low); 1 dismissed, 1 filtered, 1 deferred.",
+            "❌ **REVISE**: 2 concerns require revision (1 high, 1 medium, 0 low); 1 dismissed, 1 filtered, 1 deferred.",
             "Spec: `docs/webhooks.md` (40 lines)",
             "offline/section: accept<br>offline/document: accept<br>offline/strict: accept",
-            "<details><summary>1 dismissed concern(s) with their reasons</summary>",
-            "  - offline/section: line 8 justifies it: ordering per merchant",
-            "  - lazy_developer accepted the dismissal: fair, the ordering need is real",
-            "### Rebuttals that won",
-            "  - adjudication: the cited line is about something else; the challenge holds",
+            "<details><summary>1 concern dismissed, with the lines that handle it</summary>",
+            "  - cited line 8 (offline/section, offline/document): line 8 justifies it: ordering per merchant",
+            "### Reinstated after rebuttal",
+            "  - reinstated by offline/strict: the cited line is about something else; the challenge holds",
             "### Deferred (need a decision)",
             "merchants asked for push; polling was measured at 40x the load",
             "### Final boss (UX review): REFINE",

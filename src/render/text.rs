@@ -1,7 +1,7 @@
 //! The text report, shaped like the seed's "Adversarial Gauntlet Report".
 
-use super::{Style, cost_line};
-use crate::concern::{AdjudicationOutcome, Concern, Status};
+use super::{Style, checked_summary, cost_line, count};
+use crate::concern::{AdjudicationOutcome, Concern, Decision, Status};
 use crate::verdict::{Outcome, Verdict};
 use std::io::{self, Write};
 
@@ -31,29 +31,35 @@ pub fn write(v: &Verdict, out: &mut dyn Write, style: Style) -> io::Result<()> {
         } else {
             ""
         };
-        writeln!(out, "  {a}: {n} concerns{failed}")?;
+        writeln!(out, "  {a}: {}{failed}", count(n, "concern"))?;
     }
-    writeln!(out, "  Total: {} raw concerns", s.attack.total)?;
-    writeln!(out)?;
-    writeln!(out, "Phase 1.5 - Self-Filtering:")?;
-    writeln!(
-        out,
-        "  Dropped: {} (already addressed with high confidence)",
-        s.filter.dropped
-    )?;
-    writeln!(
-        out,
-        "  Noted: {} (has explanation but re-verifying)",
-        s.filter.noted
-    )?;
-    writeln!(out, "  Proceeding with: {} concerns", s.filter.proceeding)?;
+    writeln!(out, "  Total: {} raised", count(s.attack.total, "concern"))?;
+    if s.filter.store {
+        writeln!(out)?;
+        writeln!(out, "Phase 1.5 - Self-Filtering:")?;
+        writeln!(
+            out,
+            "  Dropped: {} (already addressed with high confidence)",
+            s.filter.dropped
+        )?;
+        writeln!(
+            out,
+            "  Noted: {} (has explanation but re-verifying)",
+            s.filter.noted
+        )?;
+        writeln!(
+            out,
+            "  Proceeding with: {}",
+            count(s.filter.proceeding, "concern")
+        )?;
+    }
     writeln!(out)?;
     writeln!(out, "Phase 2 - Multi-Model Evaluation:")?;
-    writeln!(out, "  Models: {}", v.models.eval.join(", "))?;
     writeln!(
         out,
-        "  Batches: {} ({} concerns)",
-        s.evaluation.batches, s.evaluation.evaluated
+        "  Batches: {} ({})",
+        s.evaluation.batches,
+        count(s.evaluation.evaluated, "concern")
     )?;
     writeln!(out, "  Dismissed: {}", s.evaluation.dismissed)?;
     writeln!(out, "  Accepted: {}", s.evaluation.accepted)?;
@@ -67,14 +73,11 @@ pub fn write(v: &Verdict, out: &mut dyn Write, style: Style) -> io::Result<()> {
     writeln!(out, "Phase 3 - Rebuttals:")?;
     writeln!(
         out,
-        "  Challenges: {} (of {} dismissals)",
-        s.rebuttal.challenges, s.rebuttal.dismissals
+        "  Challenges: {} (of {})",
+        s.rebuttal.challenges,
+        count(s.rebuttal.dismissals, "dismissal")
     )?;
-    writeln!(
-        out,
-        "  Sustained: {} (concern reinstated)",
-        s.rebuttal.sustained
-    )?;
+    writeln!(out, "  Reinstated: {}", s.rebuttal.sustained)?;
     if let Some(fb) = &v.final_boss {
         writeln!(out)?;
         writeln!(
@@ -102,8 +105,16 @@ pub fn write(v: &Verdict, out: &mut dyn Write, style: Style) -> io::Result<()> {
     writeln!(out, "Final Verdict: {label}")?;
     if surviving.is_empty() {
         writeln!(out, "  No concern requires spec revision.")?;
+        writeln!(out, "  Checked: {}", checked_summary(v))?;
     } else {
-        writeln!(out, "  {} concerns require spec revision:", surviving.len())?;
+        writeln!(
+            out,
+            "  {} spec revision:",
+            match surviving.len() {
+                1 => "1 concern requires".to_string(),
+                n => format!("{n} concerns require"),
+            }
+        )?;
         for c in &surviving {
             write_concern(out, c, style)?;
         }
@@ -117,32 +128,99 @@ pub fn write(v: &Verdict, out: &mut dyn Write, style: Style) -> io::Result<()> {
         writeln!(out)?;
         writeln!(
             out,
-            "  {} concerns deferred (need a decision):",
-            deferred.len()
+            "  {} deferred (need a decision):",
+            count(deferred.len() as u64, "concern")
         )?;
         for c in deferred {
             write_concern(out, c, style)?;
         }
     }
-    let dismissed = v
+    let dismissed: Vec<&Concern> = v
         .concerns
         .iter()
         .filter(|c| c.status == Status::Dismissed)
-        .count();
-    let filtered = v
-        .concerns
-        .iter()
-        .filter(|c| c.status == Status::Filtered)
-        .count();
+        .collect();
+    if !dismissed.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Dismissed with cited evidence: {}",
+            count(dismissed.len() as u64, "concern")
+        )?;
+        for c in dismissed {
+            write_dismissed(out, c, style)?;
+        }
+    }
+    if s.filter.store {
+        let filtered = v
+            .concerns
+            .iter()
+            .filter(|c| c.status == Status::Filtered)
+            .count();
+        writeln!(out)?;
+        writeln!(out, "Filtered as already resolved: {filtered}")?;
+    }
     writeln!(out)?;
-    writeln!(
-        out,
-        "Dismissed with cited evidence: {dismissed}; filtered as already resolved: {filtered}"
-    )?;
     for w in &v.warnings {
         writeln!(out, "Warning: {w}")?;
     }
     writeln!(out, "Cost: {}", cost_line(v))?;
+    Ok(())
+}
+
+/// A dismissed concern, one line, then the lines that handle it as the
+/// dismissing evaluators quoted them (once, not once per vote).
+fn write_dismissed(out: &mut dyn Write, c: &Concern, style: Style) -> io::Result<()> {
+    writeln!(
+        out,
+        "  - [{}] {} ({}, {}) {}",
+        c.adversary,
+        c.id,
+        style.severity(c.severity),
+        c.lines_label(),
+        style.bold(&c.title)
+    )?;
+    let dismissers: Vec<&crate::concern::Vote> = c
+        .votes
+        .iter()
+        .filter(|v| v.decision == Decision::Dismiss)
+        .collect();
+    let cites = c.dismissal_cites();
+    let by = dismissers
+        .iter()
+        .map(|v| v.evaluator.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if let Some(first) = dismissers.first() {
+        writeln!(
+            out,
+            "      {} ({}): {}",
+            match cites.len() {
+                0 => "no line cited".to_string(),
+                1 => format!("cited line {}", cites[0]),
+                _ => format!(
+                    "cited lines {}",
+                    cites
+                        .iter()
+                        .map(|n| n.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            },
+            style.dim(&by),
+            first.reasoning
+        )?;
+    }
+    if let Some(a) = &c.adjudication
+        && a.outcome == AdjudicationOutcome::Upheld
+    {
+        writeln!(
+            out,
+            "      upheld on challenge by {}: {}",
+            a.adjudicator.as_deref().unwrap_or("the adjudicator"),
+            a.reasoning
+        )?;
+    }
     Ok(())
 }
 
@@ -152,7 +230,7 @@ fn write_concern(out: &mut dyn Write, c: &Concern, style: Style) -> io::Result<(
             .as_ref()
             .is_some_and(|a| a.outcome == AdjudicationOutcome::Overturned)
     {
-        " (rebuttal sustained)"
+        " (reinstated)"
     } else {
         ""
     };
@@ -189,10 +267,14 @@ fn write_concern(out: &mut dyn Write, c: &Concern, style: Style) -> io::Result<(
     if let Some(a) = &c.adjudication {
         writeln!(
             out,
-            "        adjudication ({}): {}",
+            "        adjudication{} ({}): {}",
+            a.adjudicator
+                .as_deref()
+                .map(|n| format!(" by {n}"))
+                .unwrap_or_default(),
             match a.outcome {
                 AdjudicationOutcome::Upheld => "upheld",
-                AdjudicationOutcome::Overturned => "overturned",
+                AdjudicationOutcome::Overturned => "reinstated",
             },
             a.reasoning
         )?;

@@ -105,7 +105,10 @@ pub fn filter_concerns(
     now: DateTime<Utc>,
     concerns: &mut [Concern],
 ) -> FilterStats {
-    let mut stats = FilterStats::default();
+    let mut stats = FilterStats {
+        store: true,
+        ..FilterStats::default()
+    };
     for c in concerns.iter_mut() {
         if c.status != Status::Raised {
             continue;
