@@ -2,6 +2,9 @@
 //! - self-filter: 100 new concerns against 100,000 stored entries (< 100 ms),
 //! - load and save a 100,000-entry store (< 500 ms each),
 //! - the stats update after a run with 100 adversaries x 10,000 runs of history (< 5 ms).
+//! - carry-forward (issue 11): the self-filter of 100 concerns against 100,000
+//!   entries plus a 100,000-timeline concern history (spec identity resolved
+//!   first, as a run does), and recording one run in that history (< 100 ms).
 //!
 //! Run: `cargo bench --bench store`.
 
@@ -383,5 +386,146 @@ fn bench_stats(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_filter, bench_stats);
+/// A concern history of `n` timelines over `n / 100` specs, two events each.
+fn history(n: usize, now: DateTime<Utc>) -> gauntlet::store::history::HistoryFile {
+    use gauntlet::carry_forward::{RunOutcome, TimelineEvent};
+    use gauntlet::store::history::{HistoryFile, Timeline};
+    use gauntlet::store::spec_identity::SpecRecord;
+    let mut r = Rng(11);
+    let specs = (n / 100).max(1);
+    let mut file = HistoryFile::default();
+    for i in 0..specs {
+        file.specs.push(SpecRecord {
+            key: format!("docs/spec-{i:05}.md"),
+            paths: vec![format!("docs/spec-{i:05}.md")],
+            sha256: format!("{:064x}", r.next()),
+            sections: (0..12).map(|_| format!("{:016x}", r.next())).collect(),
+            first_seen: now - Duration::days(30),
+            last_seen: now - Duration::days(1),
+            runs: 2,
+        });
+    }
+    for i in 0..n {
+        let spec = file.specs[i % specs].key.clone();
+        file.concerns.push(Timeline {
+            spec,
+            fingerprint: format!("{:064x}", i),
+            id: format!("BURN-{:08x}", i),
+            adversary: ADVERSARIES[r.next() % 5].to_string(),
+            title: title(&mut r),
+            severity: Severity::High,
+            events: vec![
+                TimelineEvent {
+                    at: now - Duration::days(2),
+                    outcome: RunOutcome::Open,
+                },
+                TimelineEvent {
+                    at: now - Duration::days(1),
+                    outcome: if r.next().is_multiple_of(2) {
+                        RunOutcome::Open
+                    } else {
+                        RunOutcome::Resolved
+                    },
+                },
+            ],
+        });
+    }
+    file
+}
+
+fn bench_history(c: &mut Criterion) {
+    use gauntlet::concern::Status;
+    use gauntlet::store::history;
+    let now = DateTime::parse_from_rfc3339("2026-03-01T00:00:00Z")
+        .unwrap()
+        .with_timezone(&Utc);
+    let s = store(scale(100_000), now);
+    let h = history(scale(100_000), now);
+    let mut index = build_index(&s);
+    let batch = concerns(100);
+    // A spec the history knows by path (its first record's key).
+    let spec = gauntlet::spec::Spec::parse(
+        Some("docs/spec-00000.md".to_string()),
+        "# Spec\n\n## Design\n\nThe billing api calls the ledger.\n".to_string(),
+    );
+    let mut g = c.benchmark_group("history");
+    g.sample_size(10);
+    g.bench_function(
+        "filter 100 concerns vs 100k entries + 100k history timelines",
+        |b| {
+            b.iter_batched(
+                || batch.clone(),
+                |mut cs| {
+                    let key = history::resolve(&h, &spec).key;
+                    filter_concerns(&s, &mut index, "abc", &key, now, &mut cs)
+                },
+                BatchSize::SmallInput,
+            )
+        },
+    );
+    // Recording a run: 100 concerns, half open, against the same history.
+    let mut cs = concerns(100);
+    for (i, c) in cs.iter_mut().enumerate() {
+        c.status = if i.is_multiple_of(2) {
+            Status::Accepted
+        } else {
+            Status::Dismissed
+        };
+    }
+    let verdict = gauntlet::verdict::Verdict {
+        schema_version: 1,
+        tool: gauntlet::verdict::ToolInfo {
+            name: "gauntlet".into(),
+            version: "0".into(),
+        },
+        spec: gauntlet::verdict::SpecInfo {
+            path: spec.path.clone(),
+            sha256: spec.sha256.clone(),
+            bytes: spec.bytes(),
+            lines: spec.lines.len(),
+            title: None,
+        },
+        verdict: gauntlet::verdict::Outcome::Revise,
+        fail_on: Severity::Low,
+        adversaries: ADVERSARIES.iter().map(|a| a.to_string()).collect(),
+        models: gauntlet::verdict::Models {
+            attack: vec!["offline".into()],
+            eval: vec![],
+            final_boss: None,
+        },
+        concerns: cs,
+        final_boss: None,
+        stats: Default::default(),
+        warnings: vec![],
+        memory: Default::default(),
+    };
+    g.bench_function(
+        "carry-forward: record 100 concerns in 100k timelines",
+        |b| {
+            b.iter_batched(
+                || h.clone(),
+                |mut f| history::apply(&mut f, &spec, &verdict, now),
+                BatchSize::LargeInput,
+            )
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(history::FILE);
+    history::save(&path, &h).unwrap();
+    eprintln!(
+        "history file: {} bytes for {} timelines over {} specs",
+        std::fs::metadata(&path).unwrap().len(),
+        h.concerns.len(),
+        h.specs.len()
+    );
+    g.bench_function("load 100k-timeline history", |b| {
+        b.iter(|| history::load(&path).unwrap())
+    });
+    g.bench_function("save 100k-timeline history (atomic, fsync)", |b| {
+        b.iter(|| history::save(&path, &h).unwrap())
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench_filter, bench_stats, bench_history);
 criterion_main!(benches);

@@ -78,16 +78,17 @@ impl AdversaryCounts {
 
 impl AddAssign<&AdversaryCounts> for AdversaryCounts {
     fn add_assign(&mut self, o: &AdversaryCounts) {
-        self.runs += o.runs;
-        self.concerns_raised += o.concerns_raised;
-        self.accepted += o.accepted;
-        self.dismissed += o.dismissed;
-        self.deferred += o.deferred;
-        self.filtered += o.filtered;
-        self.rebuttals_won += o.rebuttals_won;
-        self.rebuttals_lost += o.rebuttals_lost;
+        self.runs = self.runs.saturating_add(o.runs);
+        self.concerns_raised = self.concerns_raised.saturating_add(o.concerns_raised);
+        self.accepted = self.accepted.saturating_add(o.accepted);
+        self.dismissed = self.dismissed.saturating_add(o.dismissed);
+        self.deferred = self.deferred.saturating_add(o.deferred);
+        self.filtered = self.filtered.saturating_add(o.filtered);
+        self.rebuttals_won = self.rebuttals_won.saturating_add(o.rebuttals_won);
+        self.rebuttals_lost = self.rebuttals_lost.saturating_add(o.rebuttals_lost);
         for (k, n) in &o.finds {
-            *self.finds.entry(k.clone()).or_default() += n;
+            let e = self.finds.entry(k.clone()).or_default();
+            *e = e.saturating_add(*n);
         }
         if self.finds.len() > MAX_FINDS {
             // Keep the file bounded: the rarest kinds go first (ties by name).
@@ -112,9 +113,9 @@ pub struct ModelCounts {
 impl AddAssign<&ModelCounts> for ModelCounts {
     fn add_assign(&mut self, o: &ModelCounts) {
         self.role = merge_roles(&self.role, &o.role);
-        self.total_tokens += o.total_tokens;
+        self.total_tokens = self.total_tokens.saturating_add(o.total_tokens);
         self.total_cost += o.total_cost;
-        self.runs += o.runs;
+        self.runs = self.runs.saturating_add(o.runs);
     }
 }
 
@@ -184,7 +185,7 @@ impl RunRecord {
             let name = key.split_once(':').map_or(key.as_str(), |(_, n)| n);
             let e = models.entry(name.to_string()).or_default();
             e.role = merge_roles(&e.role, &m.role);
-            e.total_tokens += m.tokens;
+            e.total_tokens = e.total_tokens.saturating_add(m.tokens);
             e.total_cost += m.cost_usd;
             e.runs = 1;
         }
@@ -274,7 +275,7 @@ impl Default for StatsFile {
 impl StatsFile {
     /// Adds one run. O(adversaries + models in the run).
     pub fn apply(&mut self, run: &RunRecord) {
-        self.total_runs += 1;
+        self.total_runs = self.total_runs.saturating_add(1);
         self.last_updated = Some(run.at);
         for (name, c) in &run.adversaries {
             let e = self.adversaries.entry(name.clone()).or_default();
@@ -297,17 +298,90 @@ impl StatsFile {
     }
 }
 
+/// Values no sequence of runs can produce: what `store check` reports.
+/// Counts only grow by whole runs (saturating at `u64::MAX`), so a counter
+/// at the limit, or parts that add up to more than their whole, mean the
+/// file was edited or damaged.
+pub fn problems(stats: &StatsFile) -> Vec<String> {
+    let mut out = Vec::new();
+    let limit = |what: &str, v: u64, out: &mut Vec<String>| {
+        if v == u64::MAX {
+            out.push(format!("{what} is {v}, the largest value a count can hold"));
+        }
+    };
+    limit("total_runs", stats.total_runs, &mut out);
+    for (name, a) in &stats.adversaries {
+        let at = format!("adversary {name}");
+        for (field, v) in [
+            ("concerns_raised", a.concerns_raised),
+            ("accepted", a.accepted),
+            ("dismissed", a.dismissed),
+            ("deferred", a.deferred),
+            ("filtered", a.filtered),
+            ("rebuttals_won", a.rebuttals_won),
+            ("rebuttals_lost", a.rebuttals_lost),
+            ("runs", a.runs),
+        ] {
+            limit(&format!("{at}: {field}"), v, &mut out);
+        }
+        let parts = [a.accepted, a.dismissed, a.deferred, a.filtered]
+            .iter()
+            .try_fold(0u64, |s, &v| s.checked_add(v));
+        if parts.is_none_or(|p| p > a.concerns_raised) {
+            out.push(format!(
+                "{at}: accepted + dismissed + deferred + filtered ({}) exceed concerns_raised ({})",
+                parts.map_or("overflow".to_string(), |p| p.to_string()),
+                a.concerns_raised
+            ));
+        }
+        if a.rebuttals_won > a.accepted {
+            out.push(format!(
+                "{at}: rebuttals_won ({}) exceed accepted ({})",
+                a.rebuttals_won, a.accepted
+            ));
+        }
+        if a.rebuttals_lost > a.dismissed {
+            out.push(format!(
+                "{at}: rebuttals_lost ({}) exceed dismissed ({})",
+                a.rebuttals_lost, a.dismissed
+            ));
+        }
+        if a.runs > stats.total_runs {
+            out.push(format!(
+                "{at}: runs ({}) exceed total_runs ({})",
+                a.runs, stats.total_runs
+            ));
+        }
+        if !(0.0..=1.0).contains(&a.acceptance_rate) {
+            out.push(format!(
+                "{at}: acceptance_rate {} is outside 0..1",
+                a.acceptance_rate
+            ));
+        }
+    }
+    for (name, m) in &stats.models {
+        let at = format!("model {name}");
+        limit(&format!("{at}: total_tokens"), m.total_tokens, &mut out);
+        limit(&format!("{at}: runs"), m.runs, &mut out);
+        if m.runs > stats.total_runs {
+            out.push(format!(
+                "{at}: runs ({}) exceed total_runs ({})",
+                m.runs, stats.total_runs
+            ));
+        }
+        if !(m.total_cost >= 0.0 && m.total_cost.is_finite()) {
+            out.push(format!("{at}: total_cost {} is not a cost", m.total_cost));
+        }
+    }
+    out
+}
+
 /// Reads `adversary_stats.json`; missing is empty.
 pub fn load(path: &Path) -> Result<StatsFile, StoreError> {
-    let bytes = match std::fs::read(path) {
+    let bytes = match crate::store::resolved_store::read_store_file(path) {
         Ok(b) => b,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(StatsFile::default()),
-        Err(source) => {
-            return Err(StoreError::Read {
-                file: path.display().to_string(),
-                source,
-            });
-        }
+        Err(source) => return Err(StoreError::read(path, source)),
     };
     match serde_json::from_slice::<StatsFile>(&bytes) {
         Ok(s) if s.format_version == FORMAT_VERSION => Ok(s),
@@ -347,24 +421,84 @@ pub fn load(path: &Path) -> Result<StatsFile, StoreError> {
 }
 
 pub fn save(path: &Path, stats: &StatsFile) -> Result<(), StoreError> {
+    crate::store::lock::write_file(path, &to_bytes(stats))
+}
+
+/// `adversary_stats.json` as written.
+pub fn to_bytes(stats: &StatsFile) -> Vec<u8> {
     let mut bytes = serde_json::to_vec_pretty(stats).expect("stats serialize");
     bytes.push(b'\n');
-    crate::store::lock::write_file(path, &bytes)
+    bytes
 }
 
 /// Appends one run to the history (one JSON line, one `write`, then fsync).
+/// Never through a symlink, never to a FIFO or device. A last line left
+/// without its newline by a crash is cut off first (under the store lock),
+/// so the new record starts on a line of its own and the file stays
+/// readable: that cut-off record was never counted in the stats, which are
+/// written after the history.
 pub fn append_history(path: &Path, run: &RunRecord) -> Result<(), StoreError> {
+    use std::io::{Read, Seek, SeekFrom};
     let mut line = serde_json::to_vec(run).expect("run serializes");
     line.push(b'\n');
     let err = |source| StoreError::Write {
         file: path.display().to_string(),
         source,
     };
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(err)?;
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(StoreError::Unsafe {
+            file: path.display().to_string(),
+            why: "is a symbolic link (gauntlet does not follow links in the store folder)"
+                .to_string(),
+        });
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let mut f = options.open(path).map_err(err)?;
+    let meta = f.metadata().map_err(err)?;
+    if !meta.is_file() {
+        return Err(StoreError::Unsafe {
+            file: path.display().to_string(),
+            why: format!(
+                "is {}, not a regular file",
+                crate::fsutil::kind_of(meta.file_type())
+            ),
+        });
+    }
+    let len = meta.len();
+    if len > 0 {
+        // Find the end of the last complete line, reading backwards.
+        let mut keep = len;
+        let mut buf = vec![0u8; 4096];
+        let mut end = len;
+        'scan: loop {
+            let start = end.saturating_sub(buf.len() as u64);
+            let chunk = &mut buf[..(end - start) as usize];
+            f.seek(SeekFrom::Start(start)).map_err(err)?;
+            f.read_exact(chunk).map_err(err)?;
+            if end == len && chunk.last() == Some(&b'\n') {
+                break 'scan;
+            }
+            if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+                keep = start + i as u64 + 1;
+                break 'scan;
+            }
+            if start == 0 {
+                keep = 0;
+                break 'scan;
+            }
+            end = start;
+        }
+        if keep < len {
+            f.set_len(keep).map_err(err)?;
+        }
+    }
+    f.seek(SeekFrom::End(0)).map_err(err)?;
     f.write_all(&line).map_err(err)?;
     f.sync_data().map_err(err)
 }
@@ -373,15 +507,10 @@ pub fn append_history(path: &Path, run: &RunRecord) -> Result<(), StoreError> {
 /// cut off: it is skipped and reported in the notes. Any other bad line is
 /// corruption.
 pub fn load_history(path: &Path) -> Result<(Vec<RunRecord>, Vec<String>), StoreError> {
-    let bytes = match std::fs::read(path) {
+    let bytes = match crate::store::resolved_store::read_store_file(path) {
         Ok(b) => b,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Vec::new(), Vec::new())),
-        Err(source) => {
-            return Err(StoreError::Read {
-                file: path.display().to_string(),
-                source,
-            });
-        }
+        Err(source) => return Err(StoreError::read(path, source)),
     };
     let mut runs = Vec::new();
     let mut notes = Vec::new();
@@ -650,9 +779,10 @@ pub fn write_json(b: &Leaderboard, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)
 }
 
-/// Markdown table cell: no pipes or newlines.
+/// Markdown table cell: no pipes, newlines, live links, images, mentions
+/// or control characters (see `escape::markdown`).
 pub fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace(['\n', '\r'], " ")
+    crate::escape::markdown(s)
 }
 
 pub fn write_markdown(b: &Leaderboard, out: &mut dyn Write) -> io::Result<()> {

@@ -19,10 +19,14 @@ pub fn run(
         None => run_spec(&cli.args, out, events, color),
         Some(Command::Explain(args)) => crate::explain::run(&args.id, &args.args, out, events),
         Some(Command::Store(args)) => crate::store::commands::run_store(&args, out),
+        Some(Command::History(args)) => crate::store::history_command::run(&args, out),
         Some(Command::AdversaryStats(args)) => {
             crate::store::commands::run_adversary_stats(&args, out)
         }
         Some(Command::Review(args)) => crate::review::run(&args, out),
+        Some(Command::Runs(args)) => crate::runs::run(&args, out),
+        Some(Command::Completions(args)) => crate::shell_docs::completions(args.shell, out),
+        Some(Command::Man(args)) => crate::shell_docs::man(args.command.as_deref(), out),
     }
 }
 
@@ -33,6 +37,10 @@ pub fn run_spec(
     color: bool,
 ) -> Result<u8, Error> {
     let config = Config::from_args(&args.run)?;
+    if let Some(path) = &args.report {
+        crate::output_file::check(path)
+            .map_err(|e| crate::error::UsageError::Invalid(format!("--report: {e}")))?;
+    }
     let loaded = crate::input::load(args.spec.as_deref(), args.run.max_bytes)?;
     for w in &loaded.warnings {
         events(Event::Warning(w.clone()));
@@ -65,15 +73,21 @@ pub fn run_spec(
             .run(&gauntlet, &loaded.spec, persistence.filter(), events)?
     };
     verdict.warnings.splice(0..0, loaded.warnings);
+    for note in persistence.remember(&loaded.spec, &mut verdict)? {
+        events(Event::Note(note));
+    }
     for note in persistence.record(&loaded.spec, &verdict)? {
         events(Event::Note(note));
     }
     if let Some(path) = &args.stats_json {
         let json = serde_json::to_vec_pretty(&verdict.stats).expect("stats serialize");
-        crate::fsutil::write_atomic(path, &json).map_err(|source| RunError::Write {
+        crate::fsutil::write_user_file(path, &json).map_err(|source| RunError::Write {
             path: path.display().to_string(),
             source,
         })?;
+    }
+    if let Some(path) = &args.report {
+        write_report(&verdict, path)?;
     }
     let written = match args.format {
         Format::Json => render::json::write(&verdict, out),
@@ -81,9 +95,38 @@ pub fn run_spec(
         Format::Sarif => render::sarif::write(&verdict, &config.catalog, out),
         Format::Text => render::text::write(&verdict, out, Style { color }),
     };
-    written.map_err(|source| RunError::Write {
-        path: "<stdout>".to_string(),
-        source,
-    })?;
+    match written {
+        // A closed stdout (`gauntlet spec.md | head`) still exits with the
+        // verdict: we are a gate, never 0 for a spec that fails.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        other => other.map_err(|source| RunError::Write {
+            path: "<stdout>".to_string(),
+            source,
+        })?,
+    }
     Ok(verdict.verdict.exit_code())
+}
+
+/// `--report PATH`: the human report, Markdown for `.md` / `.markdown`,
+/// else plain text (never colored: it is a file).
+fn write_report(verdict: &crate::verdict::Verdict, path: &std::path::Path) -> Result<(), Error> {
+    let markdown = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"));
+    let mut bytes = Vec::new();
+    let rendered = if markdown {
+        render::markdown::write(verdict, &mut bytes)
+    } else {
+        render::text::write(verdict, &mut bytes, Style { color: false })
+    };
+    rendered
+        .and_then(|_| crate::output_file::write(path, &bytes))
+        .map_err(|source| {
+            RunError::Write {
+                path: path.display().to_string(),
+                source,
+            }
+            .into()
+        })
 }

@@ -94,8 +94,17 @@ impl Catalog {
             cat.add_protocol(file, text)?;
         }
         if let Some(dir) = personas_dir {
+            // A user file may override a built-in persona by name, but two
+            // user files naming the same persona is a mistake: say which.
+            let mut from: BTreeMap<String, String> = BTreeMap::new();
             for (file, text) in read_dir_toml(dir)? {
-                cat.add_persona(&file, &text)?;
+                let name = cat.add_persona(&file, &text)?;
+                if let Some(first) = from.insert(name.clone(), file.clone()) {
+                    return Err(DataError::Invalid {
+                        file,
+                        message: format!("persona `{name}` is also defined in {first}"),
+                    });
+                }
             }
         }
         if let Some(dir) = protocols_dir {
@@ -106,14 +115,16 @@ impl Catalog {
         Ok(cat)
     }
 
-    fn add_persona(&mut self, file: &str, text: &str) -> Result<(), DataError> {
+    /// Adds (or overrides) a persona; returns its name.
+    fn add_persona(&mut self, file: &str, text: &str) -> Result<String, DataError> {
         let def: PersonaDef = parse_toml(file, text)?;
         let persona = Persona::from_def(def).map_err(|message| DataError::Invalid {
             file: file.to_string(),
-            message,
+            message: one_line(&message),
         })?;
-        self.personas.insert(persona.name.clone(), persona);
-        Ok(())
+        let name = persona.name.clone();
+        self.personas.insert(name.clone(), persona);
+        Ok(name)
     }
 
     fn add_protocol(&mut self, file: &str, text: &str) -> Result<(), DataError> {
@@ -124,7 +135,7 @@ impl Catalog {
                 .map(|phrase| {
                     crate::rule::compile(phrase).map_err(|e| DataError::Invalid {
                         file: file.to_string(),
-                        message: format!("bad pattern `{phrase}`: {e}"),
+                        message: one_line(&format!("bad pattern `{phrase}`: {e}")),
                     })
                 })
                 .collect()
@@ -167,13 +178,55 @@ fn read_dir_toml(dir: &Path) -> Result<Vec<(String, String)>, DataError> {
     files
         .into_iter()
         .map(|p| {
-            let text = std::fs::read_to_string(&p).map_err(|source| DataError::Io {
+            // Regular files only (a FIFO would block forever), of bounded size.
+            let text = crate::fsutil::read_regular_text(
+                &p,
+                crate::fsutil::MAX_DATA_FILE_BYTES,
+                crate::fsutil::Links::Follow,
+            )
+            .map_err(|e| DataError::Invalid {
                 file: p.display().to_string(),
-                source,
+                message: format!("cannot read: {e}"),
             })?;
             Ok((p.display().to_string(), text))
         })
         .collect()
+}
+
+/// A regex error spans several lines (the pattern, a caret under the
+/// problem, the reason); errors here are one line: `...: unclosed group at
+/// column 4 of the pattern`.
+pub fn one_line(message: &str) -> String {
+    if !message.contains('\n') {
+        return message.to_string();
+    }
+    let lines: Vec<&str> = message.lines().collect();
+    let reason = lines
+        .iter()
+        .rev()
+        .find_map(|l| l.trim().strip_prefix("error: "))
+        .unwrap_or_else(|| lines.last().map_or("", |l| l.trim()));
+    // The caret line: spaces then `^`; the pattern line above it shares its
+    // indentation, so the caret's offset from that indentation is the column.
+    let column = lines.iter().enumerate().find_map(|(i, l)| {
+        let t = l.trim_start();
+        if i == 0 || t.is_empty() || !t.chars().all(|c| c == '^') {
+            return None;
+        }
+        let above = lines[i - 1];
+        let indent = above.len() - above.trim_start().len();
+        Some(l.len() - t.len() - indent + 1)
+    });
+    let head = lines[0].trim_end_matches(':').trim_end();
+    let head = head
+        .strip_suffix("regex parse error")
+        .unwrap_or(head)
+        .trim_end();
+    let head = head.trim_end_matches(':').trim_end();
+    match column {
+        Some(c) => format!("{head}: {reason} at column {c} of the pattern"),
+        None => format!("{head}: {reason}"),
+    }
 }
 
 fn parse_toml<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Result<T, DataError> {

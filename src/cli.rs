@@ -9,14 +9,16 @@ use std::path::PathBuf;
 
 const AFTER_HELP: &str = "\
 Examples:
-  gauntlet examples/payment-webhooks.md
+  gauntlet examples/team-invites.md
   gauntlet --format json < spec.md > verdict.json
   gauntlet --adversaries paranoid_security,burned_oncall --final-boss spec.md
   gauntlet --fail-on high --format markdown spec.md > comment.md
 
 Exit codes:
   0  pass: no concern requires revision at or above --fail-on
-  1  revise: at least one concern requires revision at or above --fail-on
+  1  revise: at least one concern requires revision at or above --fail-on,
+     a deferred concern needs a decision (unless --allow-deferred), the final
+     boss asks to refine or reconsider, or fresh eyes left a question open
   2  usage or input error (bad flags, no spec, a directory, binary or oversized input)
   3  the run could not complete (a role failed; the verdict is incomplete),
      or .adversarial-spec/ could not be read or written (see `gauntlet store check`)";
@@ -43,8 +45,12 @@ impl Cli {
         match &self.command {
             Some(Command::Explain(a)) => &a.args,
             Some(Command::Store(_))
+            | Some(Command::History(_))
             | Some(Command::AdversaryStats(_))
             | Some(Command::Review(_))
+            | Some(Command::Runs(_))
+            | Some(Command::Completions(_))
+            | Some(Command::Man(_))
             | None => &self.args,
         }
     }
@@ -57,10 +63,34 @@ pub enum Command {
     Explain(Box<ExplainArgs>),
     /// Inspect and maintain the resolved-concerns store (.adversarial-spec/).
     Store(crate::store::args::StoreArgs),
+    /// The timeline of a spec's concerns across runs (carry-forward history).
+    History(crate::store::history_command::HistoryArgs),
     /// Adversary leaderboard from the cumulative statistics.
     AdversaryStats(crate::store::args::AdversaryStatsArgs),
     /// Review every spec in folders: progress, a report per spec, a summary.
     Review(Box<crate::review::ReviewArgs>),
+    /// Saved runs under .adversarial-spec/runs/: list them, show one.
+    Runs(crate::runs::RunsArgs),
+    /// Print a shell completion script (e.g. `gauntlet completions bash`).
+    Completions(CompletionsArgs),
+    /// Print the man page in roff (e.g. `gauntlet man > gauntlet.1`).
+    Man(ManArgs),
+}
+
+/// `gauntlet completions SHELL`.
+#[derive(Debug, Clone, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete in.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+/// `gauntlet man [COMMAND]`.
+#[derive(Debug, Clone, Args)]
+pub struct ManArgs {
+    /// A subcommand (e.g. review) to print its own page, gauntlet-COMMAND(1).
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
 }
 
 /// `gauntlet explain ID [SPEC]`: reruns the spec offline and explains ID.
@@ -90,6 +120,12 @@ pub struct SpecArgs {
     /// Also write the run's stats JSON to this file.
     #[arg(long, value_name = "PATH")]
     pub stats_json: Option<PathBuf>,
+
+    /// Also write the human report to this file: Markdown when PATH ends in
+    /// .md or .markdown, else plain text. With --format json, one run gives
+    /// JSON on stdout and the report for people.
+    #[arg(long, value_name = "PATH")]
+    pub report: Option<PathBuf>,
 
     /// Print the plan (models per role, estimated calls and tokens) and call nothing.
     #[arg(long)]

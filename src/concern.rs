@@ -221,6 +221,9 @@ pub struct Concern {
     /// The attacker's confidence that this is a real gap (0 to 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
+    /// The evaluators' votes were split (not unanimous): worth a deeper look.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub contested_vote: bool,
 }
 
 impl Concern {
@@ -248,6 +251,7 @@ impl Concern {
             rule: raw.rule,
             subject: raw.subject,
             confidence: raw.confidence,
+            contested_vote: false,
         }
     }
 

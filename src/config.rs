@@ -22,6 +22,14 @@ impl Config {
     pub fn from_args(args: &RunArgs) -> Result<Config, Error> {
         let catalog = Catalog::load(args.personas_dir.as_deref(), args.protocols_dir.as_deref())?;
         let adversaries = resolve_adversaries(&catalog, &args.adversaries)?;
+        // A store folder planted as a symlink is refused (exit 3) before
+        // anything reads it (config.toml) or writes to it (runs/).
+        crate::store::StoreOptions {
+            dir: args.store_dir.clone(),
+            now: None,
+            report: false,
+        }
+        .paths()?;
         Ok(Config {
             catalog: Arc::new(catalog),
             options: RunOptions {
@@ -29,6 +37,13 @@ impl Config {
                 batch_size: args.batch_size as usize,
                 rebuttals: !args.no_rebuttals,
                 fail_on: args.fail_on.into(),
+                allow_deferred: args.allow_deferred,
+                fresh_eyes: args.fresh_eyes,
+                rounds: args.rounds,
+                responses: match &args.responses {
+                    Some(p) => crate::responses::Responses::load(p).map_err(UsageError::Invalid)?,
+                    None => Default::default(),
+                },
             },
             final_boss: args.final_boss || args.final_boss_model.is_some(),
             models: crate::provider::ModelRun::from_args(args)?,

@@ -106,10 +106,34 @@ pub fn decode(path: Option<String>, bytes: Vec<u8>, shown: &str) -> Result<Loade
         .strip_prefix('\u{feff}')
         .map(str::to_string)
         .unwrap_or(text);
+    // Only a BOM, Unicode spaces or invisible format characters: nothing a
+    // reader would see, so nothing to review.
+    if text.chars().all(is_blank) {
+        return Err(match path {
+            None => InputError::EmptyStdin,
+            Some(path) => InputError::EmptyFile { path },
+        });
+    }
+    let text = normalise_line_endings(text);
     Ok(LoadedSpec {
         spec: Spec::parse(path, text),
         warnings,
     })
+}
+
+/// Whitespace, or a character that renders as nothing (BOM, zero-width
+/// space and joiners, word joiner).
+fn is_blank(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '\u{feff}' | '\u{200b}'..='\u{200d}' | '\u{2060}')
+}
+
+/// CRLF and lone CR (old Mac) line endings become LF, so a spec reads the
+/// same whatever editor saved it.
+pub fn normalise_line_endings(text: String) -> String {
+    if !text.contains('\r') {
+        return text;
+    }
+    text.replace("\r\n", "\n").replace('\r', "\n")
 }
 
 #[cfg(test)]
@@ -133,6 +157,31 @@ mod tests {
         let l = decode(None, vec![b'#', b' ', 0xff, b'\n'], "x").unwrap();
         assert_eq!(l.warnings.len(), 1);
         assert!(l.spec.text.contains('\u{fffd}'));
+    }
+
+    #[test]
+    fn invisible_only_input_is_empty() {
+        for blank in [
+            "\u{feff}".as_bytes().to_vec(),
+            "\u{feff}\u{00a0}\u{2003}\u{3000}\n\u{200b}"
+                .as_bytes()
+                .to_vec(),
+        ] {
+            assert!(matches!(
+                decode(Some("a".into()), blank, "a"),
+                Err(InputError::EmptyFile { .. })
+            ));
+        }
+    }
+
+    #[test]
+    fn cr_and_crlf_become_lf() {
+        let cr = decode(None, b"# T\rline one\r\rline two\r".to_vec(), "x").unwrap();
+        let crlf = decode(None, b"# T\r\nline one\r\n\r\nline two\r\n".to_vec(), "x").unwrap();
+        let lf = decode(None, b"# T\nline one\n\nline two\n".to_vec(), "x").unwrap();
+        assert_eq!(cr.spec.text, lf.spec.text);
+        assert_eq!(crlf.spec.text, lf.spec.text);
+        assert_eq!(cr.spec.sha256, lf.spec.sha256);
     }
 
     #[test]

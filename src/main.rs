@@ -31,8 +31,23 @@ fn main() -> ExitCode {
                 && args.format == Format::Text
         }
     };
+    // Human-readable output shows control characters from specs and file
+    // names instead of obeying them; JSON and SARIF escape their own.
+    let color_arg = match &cli.command {
+        Some(gauntlet::cli::Command::Review(r)) => r.run.color,
+        _ => args.run.color,
+    };
+    let keep_sgr = match color_arg {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
+        }
+    };
     let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out =
+        gauntlet::escape::TerminalSafe::new(stdout.lock(), keep_sgr, machine_output(&cli));
     let result = gauntlet::app::run(cli, &mut out, &|e| progress.handle(e), color);
     progress.finish();
     let _ = out.flush();
@@ -40,11 +55,52 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             if is_broken_pipe(&e) {
-                return ExitCode::SUCCESS;
+                // The verdict is unknown here: 141 (128 + SIGPIPE), never 0.
+                return ExitCode::from(gauntlet::exit_code::BROKEN_PIPE);
             }
-            let _ = writeln!(std::io::stderr(), "gauntlet: error: {}", chain(&e));
+            let _ = writeln!(
+                std::io::stderr(),
+                "gauntlet: error: {}",
+                gauntlet::escape::terminal(&chain(&e))
+            );
             ExitCode::from(e.exit_code())
         }
+    }
+}
+
+/// Whether stdout gets JSON or SARIF, whose encoders escape control
+/// characters themselves (passed through byte for byte).
+fn machine_output(cli: &gauntlet::cli::Cli) -> bool {
+    use gauntlet::cli::Command;
+    use gauntlet::review::SummaryFormat;
+    use gauntlet::runs::RunsCommand;
+    use gauntlet::store::args::{ListFormat, StatsFormat, StoreCommand};
+    match &cli.command {
+        None => matches!(cli.spec_args().format, Format::Json | Format::Sarif),
+        Some(Command::Review(r)) => matches!(r.format, SummaryFormat::Json | SummaryFormat::Sarif),
+        Some(Command::AdversaryStats(a)) => a.format == StatsFormat::Json,
+        Some(Command::Store(s)) => matches!(
+            s.command,
+            StoreCommand::List {
+                format: ListFormat::Json
+            } | StoreCommand::Show {
+                format: ListFormat::Json,
+                ..
+            }
+        ),
+        Some(Command::History(h)) => h.format == ListFormat::Json,
+        Some(Command::Runs(r)) => matches!(
+            r.command,
+            RunsCommand::List {
+                format: ListFormat::Json
+            } | RunsCommand::Show {
+                format: Format::Json | Format::Sarif,
+                ..
+            }
+        ),
+        // Generated scripts and roff, from our own clap definitions.
+        Some(Command::Completions(_)) | Some(Command::Man(_)) => true,
+        Some(Command::Explain(_)) => false,
     }
 }
 

@@ -13,6 +13,13 @@ pub trait Persistence: Send + Sync {
     /// The filter to run between attack and evaluation.
     fn filter(&self) -> &dyn ConcernFilter;
 
+    /// Carry-forward: label the verdict's concerns from the spec's history
+    /// and record this run in it. Called before `record`, which scopes
+    /// dismissals to the spec the history recognised.
+    fn remember(&self, _spec: &Spec, _verdict: &mut Verdict) -> Result<Vec<String>, Error> {
+        Ok(Vec::new())
+    }
+
     /// Record a finished run. Returns notes for the user (e.g. "auto-saved 7
     /// dismissal explanations"). Must be safe to call from several threads.
     fn record(&self, spec: &Spec, verdict: &Verdict) -> Result<Vec<String>, Error>;

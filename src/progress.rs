@@ -37,6 +37,16 @@ impl Progress {
             return;
         }
         let _guard = self.lock.lock();
+        // Messages quote file names and spec text: no control characters.
+        let event = match event {
+            Event::PhaseFinished { phase, summary } => Event::PhaseFinished {
+                phase,
+                summary: crate::escape::terminal(&summary).into_owned(),
+            },
+            Event::Warning(w) => Event::Warning(crate::escape::terminal(&w).into_owned()),
+            Event::Note(n) => Event::Note(crate::escape::terminal(&n).into_owned()),
+            other => other,
+        };
         match (&self.spinner, event) {
             (Some(pb), Event::PhaseStarted(p)) => pb.set_message(format!("{}...", p.label())),
             (Some(pb), Event::PhaseFinished { phase, summary }) => {

@@ -30,12 +30,12 @@ pub fn write(
     writeln!(
         out,
         "- Title: {}",
-        verdict.spec.title.as_deref().unwrap_or("(untitled)")
+        cell(verdict.spec.title.as_deref().unwrap_or("(untitled)"))
     )?;
     writeln!(
         out,
         "- File: {}",
-        verdict.spec.path.as_deref().unwrap_or("<stdin>")
+        cell(verdict.spec.path.as_deref().unwrap_or("<stdin>"))
     )?;
     writeln!(out, "- SHA-256: {}", verdict.spec.sha256)?;
     writeln!(out, "- Verdict: {}", verdict.verdict.as_str())?;
@@ -180,7 +180,7 @@ pub fn write(
                 n.similarity,
                 n.confidence,
                 c.status.as_str(),
-                n.explanation.replace('\n', " / ")
+                cell(&n.explanation.replace('\n', " / "))
             )?;
         }
     }

@@ -49,6 +49,18 @@ pub struct RebuttalRequest<'a> {
     pub persona: &'a Persona,
 }
 
+/// What round N+1 of a debate (`--rounds`) tells the attacker: the
+/// previous round's surviving concerns and the author's answers to them.
+#[derive(Debug, Clone)]
+pub struct RoundContext {
+    /// This round's number (2 or 3).
+    pub round: u8,
+    pub max_rounds: u8,
+    /// Concerns that required revision after the previous round.
+    pub previous: Vec<Concern>,
+    pub responses: crate::responses::Responses,
+}
+
 pub trait Attacker: Send + Sync {
     /// The model name as shown in reports (`offline`, `gemini-cli/...`).
     fn model(&self) -> &str;
@@ -59,6 +71,19 @@ pub trait Attacker: Send + Sync {
         spec: &'a Spec,
         personas: &'a [&'a Persona],
     ) -> BoxFuture<'a, Vec<RoleResult<Vec<RawConcern>>>>;
+
+    /// `attack` in round 2 or 3 of a debate. The default ignores the
+    /// context: a deterministic attacker raises the same concerns on the
+    /// same spec, which is what lets offline rounds converge.
+    fn attack_round<'a>(
+        &'a self,
+        spec: &'a Spec,
+        personas: &'a [&'a Persona],
+        round: &'a RoundContext,
+    ) -> BoxFuture<'a, Vec<RoleResult<Vec<RawConcern>>>> {
+        let _ = round;
+        self.attack(spec, personas)
+    }
 
     /// Each persona answers the dismissal of one of its concerns.
     fn rebut<'a>(
@@ -96,6 +121,29 @@ pub trait FinalBoss: Send + Sync {
         spec: &'a Spec,
         surviving: &'a [&'a Concern],
     ) -> BoxFuture<'a, RoleResult<FinalBossReview>>;
+}
+
+/// What a fresh-eyes reviewer returns: findings, clarifying questions and
+/// an assessment (the recommendation follows from them).
+pub type FreshEyesOutput = (
+    Vec<crate::fresh_eyes::FreshEyesFinding>,
+    Vec<crate::fresh_eyes::ClarifyingQuestion>,
+    String,
+);
+
+/// The fresh-eyes gate answered by a model (the overviewer seed). It sees
+/// only the spec, plus the author's answers in its second round. Without
+/// one, the offline reviewer answers the gate.
+pub trait FreshEyesReviewer: Send + Sync {
+    fn model(&self) -> &str;
+
+    /// `answers` is empty in round 1; in round 2 it holds the author's
+    /// answers to the questions of round 1.
+    fn review<'a>(
+        &'a self,
+        spec: &'a Spec,
+        answers: &'a str,
+    ) -> BoxFuture<'a, RoleResult<FreshEyesOutput>>;
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -114,6 +114,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "URL")]
     pub api_base: Option<String>,
 
+    /// Let the repository's .adversarial-spec/config.toml set api_base (off:
+    /// a repository may pick models, not where specs are sent).
+    #[arg(long, env = "GAUNTLET_ALLOW_CONFIG_API_BASE", value_parser = clap::builder::BoolishValueParser::new())]
+    pub allow_config_api_base: bool,
+
     /// Seconds per model call before it times out [default: 120].
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<u64>,
@@ -126,7 +131,28 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECS")]
     pub deadline: Option<u64>,
 
+    /// Let concerns the evaluators deferred pass (by default each one fails
+    /// the run with a "needs a decision" line).
+    #[arg(long)]
+    pub allow_deferred: bool,
+
+    /// Run the fresh-eyes gate last: a reviewer that sees only the spec and
+    /// asks clarifying questions; any open question makes the run revise.
+    #[arg(long)]
+    pub fresh_eyes: bool,
+
+    /// Debate rounds: round N+1 re-attacks with round N's surviving concerns
+    /// and the answers from --responses; stops on convergence or
+    /// oscillation. Capped at 3.
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=3))]
+    pub rounds: u8,
+
+    /// The author's answers per concern id (agree/disagree, reason, spec
+    /// edits), JSON; see docs/memory.md.
+    #[arg(long, value_name = "FILE")]
+    pub responses: Option<PathBuf>,
+
     /// Use the offline engine in every role, whatever is installed or configured.
-    #[arg(long, env = "GAUNTLET_OFFLINE", value_parser = clap::builder::BoolishValueParser::new(), conflicts_with_all = ["attack_model", "eval_models", "final_boss_model"])]
+    #[arg(long, env = "GAUNTLET_OFFLINE", value_parser = clap::builder::BoolishValueParser::new())]
     pub offline: bool,
 }

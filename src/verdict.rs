@@ -1,7 +1,10 @@
 //! The result of one gauntlet run: the JSON verdict's shape (schema_version 1).
 
-use crate::concern::{Concern, Severity};
+use crate::carry_forward::CarryForward;
+use crate::concern::{Concern, Severity, Status};
+use crate::fresh_eyes::{FreshEyesReview, Recommendation};
 use crate::roles::FinalBossReview;
+use crate::rounds::RoundsReport;
 use crate::stats::RunStats;
 use serde::{Deserialize, Serialize};
 
@@ -73,6 +76,28 @@ pub struct Verdict {
     pub stats: RunStats,
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// Carry-forward, decisions, fresh eyes and rounds (issue 11), at the
+    /// top level of the JSON.
+    #[serde(flatten)]
+    pub memory: Memory,
+}
+
+/// The parts of the verdict that remember and ask: all absent from the
+/// JSON when unused, so a plain run's verdict keeps its shape.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Memory {
+    /// `--allow-deferred`: deferred concerns do not fail the run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_deferred: bool,
+    /// What earlier runs on this spec say (with the project store).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carry_forward: Option<CarryForward>,
+    /// The fresh-eyes gate (`--fresh-eyes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fresh_eyes: Option<FreshEyesReview>,
+    /// The debate rounds (`--rounds N` above 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<RoundsReport>,
 }
 
 impl Verdict {
@@ -92,11 +117,35 @@ impl Verdict {
         v
     }
 
-    /// Surviving concerns at or above `fail_on`.
+    /// Deferred concerns at or above `fail_on` that fail the run: the
+    /// evaluators could not tell from the spec, a decision the author owes.
+    /// Empty with `--allow-deferred`.
+    pub fn needs_decision(&self) -> Vec<&Concern> {
+        if self.memory.allow_deferred {
+            return Vec::new();
+        }
+        let mut v: Vec<&Concern> = self
+            .concerns
+            .iter()
+            .filter(|c| c.status == Status::Deferred && c.severity >= self.fail_on)
+            .collect();
+        v.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.id.cmp(&b.id)));
+        v
+    }
+
+    /// Surviving concerns at or above `fail_on`, plus the deferred concerns
+    /// that need a decision, plus one for a fresh-eyes REVISE.
     pub fn failing(&self) -> usize {
-        self.surviving()
+        let surviving = self
+            .surviving()
             .iter()
             .filter(|c| c.severity >= self.fail_on)
-            .count()
+            .count();
+        let fresh = self
+            .memory
+            .fresh_eyes
+            .as_ref()
+            .is_some_and(|f| f.recommendation == Recommendation::Revise);
+        surviving + self.needs_decision().len() + usize::from(fresh)
     }
 }

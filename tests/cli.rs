@@ -31,6 +31,39 @@ fn help_lists_exit_codes_and_examples() {
     }
 }
 
+/// Every bundled spec an example in `--help` names is in the repository.
+#[test]
+fn help_examples_name_files_that_exist() {
+    for sub in [None, Some("review")] {
+        let mut run = gauntlet();
+        if let Some(s) = sub {
+            run = run.arg(s);
+        }
+        let out = run.arg("--help").run().code(0);
+        let examples = out
+            .stdout
+            .split("Examples:")
+            .nth(1)
+            .expect("an Examples section")
+            .split("\n\n")
+            .next()
+            .unwrap();
+        let mut named = 0;
+        for word in examples.split_whitespace() {
+            if word.starts_with("examples/") {
+                named += 1;
+                assert!(
+                    support::root().join(word).is_file(),
+                    "{word} does not exist"
+                );
+            }
+        }
+        if sub.is_none() {
+            assert!(named > 0, "no example names a bundled spec:\n{examples}");
+        }
+    }
+}
+
 #[test]
 fn version_prints_the_crate_version() {
     gauntlet()
@@ -535,4 +568,120 @@ fn one_gap_told_with_different_word_endings_is_one_concern() {
         .map(|c| c["title"].as_str().unwrap())
         .collect();
     assert_eq!(titles.len(), 1, "{titles:?}");
+}
+
+/// `--report PATH`: one run gives JSON on stdout and the human report in a
+/// file (Markdown or text by extension); a symlink is never written through.
+#[test]
+fn report_writes_the_human_report_beside_json_on_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = fixture("gap.md");
+    let md = dir.path().join("report.md");
+    let out = fixture_run()
+        .args(["--no-store", "--report"])
+        .path(&md)
+        .path(&spec)
+        .run()
+        .code(1);
+    let v = out.json();
+    let report = std::fs::read_to_string(&md).unwrap();
+    assert!(report.starts_with("## Adversarial Gauntlet"), "{report}");
+    let accepted: Vec<&str> = v["concerns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "accepted")
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert!(!accepted.is_empty());
+    for id in &accepted {
+        assert!(report.contains(id), "the report lacks {id}");
+    }
+
+    let txt = dir.path().join("report.txt");
+    fixture_run()
+        .args(["--no-store", "--color", "always", "--report"])
+        .path(&txt)
+        .path(&spec)
+        .run()
+        .code(1);
+    let text = std::fs::read_to_string(&txt).unwrap();
+    assert!(text.contains("Adversarial Gauntlet Report"), "{text}");
+    assert!(!text.contains('\u{1b}'), "a report file is never colored");
+
+    let target = dir.path().join("victim.txt");
+    std::fs::write(&target, "keep").unwrap();
+    let link = dir.path().join("link.md");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    fixture_run()
+        .args(["--no-store", "--report"])
+        .path(&link)
+        .path(&spec)
+        .run()
+        .code(2)
+        .stderr_has("symlink");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
+}
+
+/// Completion scripts come from the clap definitions: every shell clap
+/// supports, valid shell syntax where we can check it, and they know the
+/// subcommands and the flags shared by a run and review.
+#[test]
+fn completions_know_the_commands_and_flags() {
+    let bash = gauntlet().args(["completions", "bash"]).run().code(0);
+    for needle in [
+        "review",
+        "explain",
+        "--adversaries",
+        "--report",
+        "--fail-on",
+    ] {
+        assert!(
+            bash.stdout.contains(needle),
+            "bash completion lacks {needle}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("gauntlet.bash");
+    std::fs::write(&script, &bash.stdout).unwrap();
+    if let Ok(check) = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&script)
+        .output()
+    {
+        assert!(
+            check.status.success(),
+            "{}",
+            String::from_utf8_lossy(&check.stderr)
+        );
+    }
+    let zsh = gauntlet().args(["completions", "zsh"]).run().code(0);
+    assert!(zsh.stdout.starts_with("#compdef gauntlet"));
+    let fish = gauntlet().args(["completions", "fish"]).run().code(0);
+    assert!(fish.stdout.contains("complete -c gauntlet"));
+    for shell in ["elvish", "powershell"] {
+        let out = gauntlet().args(["completions", shell]).run().code(0);
+        assert!(out.stdout.contains("gauntlet"), "{shell}");
+    }
+    gauntlet().args(["completions", "tcsh"]).run().code(2);
+}
+
+#[test]
+fn man_pages_for_gauntlet_and_each_command() {
+    let top = gauntlet().arg("man").run().code(0);
+    assert!(top.stdout.contains(".TH gauntlet 1"), "{}", top.stdout);
+    assert!(top.stdout.contains("fail\\-on"));
+    assert!(top.stdout.contains("review"));
+    let review = gauntlet().args(["man", "review"]).run().code(0);
+    assert!(
+        review.stdout.contains(".TH gauntlet-review 1"),
+        "{}",
+        review.stdout
+    );
+    assert!(review.stdout.contains("report\\-formats"));
+    gauntlet()
+        .args(["man", "nosuch"])
+        .run()
+        .code(2)
+        .stderr_has("no command `nosuch`");
 }

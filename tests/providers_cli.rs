@@ -155,13 +155,24 @@ fn fake_clis_run_every_role_and_save_the_run() {
     assert_eq!(gem["estimated"], true, "gemini reports no usage");
     assert_eq!(v["stats"]["cost_usd"], 0.0);
     // Every call saved under .adversarial-spec/runs/<id>/.
+    // (Beside the run record, runs/<id>/run.json, that `gauntlet runs` reads.)
     let runs = env.cwd.join(".adversarial-spec/runs");
-    let run = std::fs::read_dir(&runs)
+    let folders: Vec<_> = std::fs::read_dir(&runs)
         .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(folders.len(), 2, "{folders:?}");
+    assert_eq!(
+        folders
+            .iter()
+            .filter(|f| f.join("run.json").is_file())
+            .count(),
+        1
+    );
+    let run = folders
+        .into_iter()
+        .find(|f| !f.join("run.json").exists())
+        .unwrap();
     let files: Vec<_> = std::fs::read_dir(&run)
         .unwrap()
         .map(|e| e.unwrap().path())

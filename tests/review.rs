@@ -431,6 +431,8 @@ fn out_writes_a_report_per_spec_mirroring_the_tree_and_the_summaries() {
     assert_eq!(
         files,
         [
+            // The list of files gauntlet wrote there (never overwrites others).
+            ".gauntlet-reports",
             "payments/webhooks.json",
             "payments/webhooks.md",
             "platform/glossary.json",
@@ -669,6 +671,23 @@ fn sarif_is_valid_stable_and_says_what_the_verdict_says() {
             .unwrap()
             .contains("operational gaps")
     );
+    // GitHub code scanning requires `help` on every rule (GH2012) and
+    // wants the tool's `informationUri` (SARIF2005).
+    for r in run0["tool"]["driver"]["rules"].as_array().unwrap() {
+        let id = r["id"].as_str().unwrap();
+        let adversary = id.trim_start_matches("gauntlet/");
+        for kind in ["text", "markdown"] {
+            let help = r["help"][kind].as_str().unwrap_or_default();
+            assert!(help.contains("To resolve a result"), "{id} {kind}: {help}");
+        }
+        assert!(r["help"]["markdown"].as_str().unwrap().contains(adversary));
+    }
+    assert!(
+        run0["tool"]["driver"]["informationUri"]
+            .as_str()
+            .unwrap()
+            .starts_with("https://")
+    );
     assert_eq!(run0["properties"]["verdict"], "incomplete");
     assert_eq!(run0["invocations"][0]["executionSuccessful"], false);
     assert_eq!(
@@ -721,9 +740,14 @@ fn single_run_sarif_is_valid_and_relative_to_the_repository_root() {
         );
     }
 
-    // Standard input gets the placeholder URI.
+    // Standard input gets the placeholder URI. (Offline, with a store of
+    // its own: never a real model, never this repository's store.)
+    let store = tempfile::tempdir().unwrap();
     let mut child = Command::new(BIN)
         .args(["--format", "sarif"])
+        .env("GAUNTLET_OFFLINE", "1")
+        .env("GAUNTLET_STORE_DIR", store.path())
+        .stderr(std::process::Stdio::null())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -792,4 +816,155 @@ fn shared_run_flags_change_a_review_as_they_change_a_single_run() {
     let plain = verdict_of_review(&[]);
     assert_ne!(plain["adversaries"], review["adversaries"]);
     assert_ne!(plain["concerns"], review["concerns"]);
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args([
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+fn reviewed(out: &Output) -> BTreeSet<String> {
+    specs_of(&json(out)).into_iter().collect()
+}
+
+/// `--changed-since REF`: committed, uncommitted and untracked changes
+/// since the merge base count; unchanged and deleted files do not; no
+/// changed spec is a pass; not a repository or a bad revision is exit 2.
+#[test]
+fn changed_since_reviews_only_what_changed() {
+    if Command::new("git").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: git is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let spec = std::fs::read_to_string(fixtures().join("payments/webhooks.md")).unwrap();
+    git(root, &["init", "-q"]);
+    for name in ["a", "b", "c", "gone"] {
+        write(&root.join(format!("specs/{name}.md")), spec.as_bytes());
+    }
+    git(root, &["add", "."]);
+    git(root, &["commit", "-qm", "base"]);
+    git(root, &["tag", "base"]);
+    git(root, &["checkout", "-qb", "topic"]);
+    write(
+        &root.join("specs/b.md"),
+        format!("{spec}\nEdited.\n").as_bytes(),
+    );
+    write(&root.join("specs/d.md"), spec.as_bytes());
+    std::fs::remove_file(root.join("specs/gone.md")).unwrap();
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "topic"]);
+    // main moves on: its own changes are not the branch's.
+    git(root, &["checkout", "-q", "main"]);
+    write(
+        &root.join("specs/a.md"),
+        format!("{spec}\nOn main.\n").as_bytes(),
+    );
+    git(root, &["commit", "-qam", "main"]);
+    git(root, &["checkout", "-q", "topic"]);
+    write(
+        &root.join("specs/c.md"),
+        format!("{spec}\nUncommitted.\n").as_bytes(),
+    );
+    write(&root.join("specs/e.md"), spec.as_bytes());
+
+    let run = |args: &[&str]| -> Output {
+        let store = tempfile::tempdir().unwrap();
+        Command::new(BIN)
+            .args(args)
+            .current_dir(root)
+            .env("GAUNTLET_OFFLINE", "1")
+            .env("GAUNTLET_STORE_DIR", store.path())
+            .output()
+            .unwrap()
+    };
+    let all = ["specs/b.md", "specs/c.md", "specs/d.md", "specs/e.md"];
+    for reference in ["main", "base"] {
+        let out = run(&[
+            "review",
+            "--format",
+            "json",
+            "--changed-since",
+            reference,
+            "specs",
+        ]);
+        assert_eq!(
+            reviewed(&out),
+            all.iter().map(|s| s.to_string()).collect(),
+            "{reference}"
+        );
+    }
+    let out = run(&[
+        "review",
+        "--format",
+        "json",
+        "--changed-since",
+        "HEAD",
+        "specs",
+    ]);
+    assert_eq!(
+        reviewed(&out),
+        ["specs/c.md", "specs/e.md"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    );
+    // Nothing changed among the PATHs: a pass with an empty summary.
+    let out = run(&[
+        "review",
+        "--format",
+        "json",
+        "--changed-since",
+        "main",
+        "specs/a.md",
+    ]);
+    assert_code(&out, 0);
+    assert!(reviewed(&out).is_empty());
+
+    for (args, why) in [
+        (
+            vec!["--changed-since", "no-such-branch"],
+            "unknown git revision `no-such-branch`",
+        ),
+        (vec!["--changed-since=--output=x"], "is not a git revision"),
+    ] {
+        let mut full = vec!["review"];
+        full.extend(args);
+        full.push("specs");
+        let out = run(&full);
+        assert_code(&out, 2);
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(why),
+            "{out:?}"
+        );
+    }
+    let elsewhere = tempfile::tempdir().unwrap();
+    write(&elsewhere.path().join("s.md"), spec.as_bytes());
+    let out = Command::new(BIN)
+        .args(["review", "--changed-since", "main", "s.md"])
+        .current_dir(elsewhere.path())
+        .env("GAUNTLET_OFFLINE", "1")
+        .env(
+            "GIT_CEILING_DIRECTORIES",
+            elsewhere.path().parent().unwrap(),
+        )
+        .output()
+        .unwrap();
+    assert_code(&out, 2);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not inside a git repository"),
+        "{out:?}"
+    );
 }

@@ -91,11 +91,11 @@ fn killed_mid_write_leaves_old_or_new_file() {
         std::thread::sleep(Duration::from_millis(next() % window));
         let _ = child.kill();
         let _ = child.wait();
-        // fsutil names its temp file after the writer's pid.
-        let suffix = format!(".tmp.{pid}");
+        // fsutil names its temp file after the writer's pid (`.tmp.PID.N`).
+        let marker = format!(".tmp.{pid}.");
         if temp_files(&store)
             .iter()
-            .any(|p| p.to_string_lossy().ends_with(&suffix))
+            .any(|p| p.to_string_lossy().contains(&marker))
         {
             mid_write += 1;
         }

@@ -17,7 +17,10 @@ fn main() -> ExitCode {
         }
     };
     let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    // Adversary names and finds come from data files: show control
+    // characters, never obey them (JSON escapes its own).
+    let raw = args.format == gauntlet::store::args::StatsFormat::Json;
+    let mut out = gauntlet::escape::TerminalSafe::new(stdout.lock(), false, raw);
     let result = gauntlet::store::commands::run_adversary_stats(&args, &mut out);
     let _ = out.flush();
     match result {
@@ -33,7 +36,11 @@ fn main() -> ExitCode {
                 }
                 cur = c.source();
             }
-            let _ = writeln!(std::io::stderr(), "adversary-stats: error: {msg}");
+            let _ = writeln!(
+                std::io::stderr(),
+                "adversary-stats: error: {}",
+                gauntlet::escape::terminal(&msg)
+            );
             ExitCode::from(e.exit_code())
         }
     }

@@ -8,6 +8,7 @@ pub mod checks;
 pub mod evaluator;
 pub mod evidence;
 pub mod final_boss;
+pub mod fresh_eyes;
 pub mod lexicon;
 pub mod rebuttal;
 pub mod sentence;

@@ -5,6 +5,7 @@ use super::{Gauntlet, RunState, ms};
 use crate::concern::Concern;
 use crate::event::{Event, Phase};
 use crate::persona::Persona;
+use crate::roles::RoundContext;
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -23,10 +24,14 @@ impl Gauntlet {
         &self,
         run: &mut RunState<'_>,
         personas: &[&Persona],
+        round: Option<&RoundContext>,
     ) -> Vec<Concern> {
         run.event(Event::PhaseStarted(Phase::Attack));
         let t = Instant::now();
-        let results = self.attacker.attack(run.spec, personas).await;
+        let results = match round {
+            Some(r) => self.attacker.attack_round(run.spec, personas, r).await,
+            None => self.attacker.attack(run.spec, personas).await,
+        };
         let mut concerns: Vec<Concern> = Vec::new();
         let mut index: HashMap<String, usize> = HashMap::new();
         for (persona, result) in personas.iter().zip(results) {
@@ -66,6 +71,16 @@ impl Gauntlet {
         }
         if !personas.is_empty() && run.stats.attack.failed.len() == personas.len() {
             run.incomplete.push("every attacker failed".to_string());
+        } else if !personas.is_empty()
+            && concerns.is_empty()
+            && self.attacker.model() != crate::offline::MODEL
+        {
+            // Issue 12 (hardening): a model endpoint that answers `[]` to
+            // every attack did not review the spec; that is no pass.
+            run.incomplete.push(format!(
+                "every model attacker ({}) returned no concerns: nothing usable came back, so the spec was not reviewed",
+                self.attacker.model()
+            ));
         }
         run.stats.attack.total = concerns.len() as u64;
         run.stats.duration_ms.attack = ms(t);

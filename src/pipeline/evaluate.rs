@@ -79,6 +79,7 @@ impl Gauntlet {
                 (self.evaluators.len() - c.votes.len().min(self.evaluators.len())) as u64;
             let tl = tally(&c.votes, self.evaluators.len());
             c.status = tl.status;
+            c.contested_vote = tl.disagreement;
             if tl.disagreement {
                 stats.evaluation.disagreements += 1;
             }

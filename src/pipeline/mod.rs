@@ -10,7 +10,9 @@ mod adjudicate;
 mod attack;
 mod evaluate;
 mod final_boss;
+mod fresh_eyes;
 mod rebut;
+mod rounds;
 mod run_state;
 mod self_filter;
 mod verdict;
@@ -33,7 +35,18 @@ pub struct RunOptions {
     pub batch_size: usize,
     pub rebuttals: bool,
     pub fail_on: Severity,
+    /// `--allow-deferred`: deferred concerns do not fail the run.
+    pub allow_deferred: bool,
+    /// `--fresh-eyes`: run the fresh-eyes gate last.
+    pub fresh_eyes: bool,
+    /// `--rounds`: debate rounds, 1 to `rounds::MAX_ROUNDS`.
+    pub rounds: u8,
+    /// `--responses`: the author's answers, for rounds and fresh eyes.
+    pub responses: crate::responses::Responses,
 }
+
+/// The adversary name under which the final boss's findings are concerns.
+pub const FINAL_BOSS_ADVERSARY: &str = "ux_architect";
 
 impl Default for RunOptions {
     fn default() -> Self {
@@ -45,6 +58,10 @@ impl Default for RunOptions {
             batch_size: 15,
             rebuttals: true,
             fail_on: Severity::Low,
+            allow_deferred: false,
+            fresh_eyes: false,
+            rounds: 1,
+            responses: Default::default(),
         }
     }
 }
@@ -58,6 +75,8 @@ pub struct Gauntlet {
     pub evaluators: Vec<Arc<dyn Evaluator>>,
     /// `Some` runs the final boss.
     pub final_boss: Option<Arc<dyn FinalBoss>>,
+    /// The model for `--fresh-eyes`; `None` is the offline reviewer.
+    pub fresh_eyes: Option<Arc<dyn crate::roles::FreshEyesReviewer>>,
     pub options: RunOptions,
 }
 
@@ -81,21 +100,37 @@ impl Gauntlet {
                     catalog: catalog.clone(),
                 }) as Arc<dyn FinalBoss>
             }),
+            fresh_eyes: None,
             catalog,
             options,
         }
     }
 
-    /// One spec, one verdict: the phases in order.
+    /// One spec, one verdict: the rounds (usually one) of the phases.
     pub async fn run(
         &self,
         spec: &Spec,
         filter: &dyn ConcernFilter,
         events: EventSink<'_>,
     ) -> Verdict {
+        if self.options.rounds > 1 {
+            return self.run_rounds(spec, filter, events).await;
+        }
+        self.run_once(spec, filter, events, None).await
+    }
+
+    /// One round: the phases in order. `round` carries the previous
+    /// round's concerns and the author's answers from round 2 on.
+    async fn run_once(
+        &self,
+        spec: &Spec,
+        filter: &dyn ConcernFilter,
+        events: EventSink<'_>,
+        round: Option<&crate::roles::RoundContext>,
+    ) -> Verdict {
         let mut run = RunState::new(spec, events);
         let personas = self.personas();
-        run.concerns = self.attack(&mut run, &personas).await;
+        run.concerns = self.attack(&mut run, &personas, round).await;
         self_filter::self_filter(&mut run, filter);
         self.evaluate(&mut run).await;
         if self.options.rebuttals {
@@ -103,7 +138,8 @@ impl Gauntlet {
             self.adjudicate(&mut run, &challenged).await;
         }
         let final_review = self.final_boss(&mut run).await;
-        self.verdict(run, &personas, final_review)
+        let fresh = self.fresh_eyes(&mut run).await;
+        self.verdict(run, &personas, final_review, fresh)
     }
 
     /// Runs the pipeline to completion on the current thread. Offline roles

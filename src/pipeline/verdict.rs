@@ -13,6 +13,7 @@ impl Gauntlet {
         mut run: RunState<'_>,
         personas: &[&Persona],
         final_review: Option<FinalBossReview>,
+        fresh_eyes: Option<crate::fresh_eyes::FreshEyesReview>,
     ) -> Verdict {
         let stats = &mut run.stats;
         for c in run.concerns.iter().filter(|c| c.status.requires_revision()) {
@@ -57,6 +58,11 @@ impl Gauntlet {
             final_boss: final_review,
             stats: run.stats,
             warnings: run.warnings,
+            memory: crate::verdict::Memory {
+                allow_deferred: self.options.allow_deferred,
+                fresh_eyes,
+                ..Default::default()
+            },
         };
         verdict.verdict = if !run.incomplete.is_empty() {
             Outcome::Incomplete

@@ -112,6 +112,16 @@ impl ModelClient {
             }
         })
         .await;
+        // Replies are redacted too, before they are parsed, saved under
+        // runs/, stored or printed: a model may echo a secret back.
+        let mut attempts = attempts;
+        if let Ok(c) = &mut attempts.result {
+            let r = redact_with(&c.text, secrets);
+            if r.count > 0 {
+                self.settings.redacted.fetch_add(r.count, Ordering::Relaxed);
+                c.text = r.text;
+            }
+        }
         let mut usage = Usage::default();
         if let Ok(c) = &attempts.result {
             usage += &c.usage;

@@ -14,6 +14,7 @@ use crate::error::RoleError;
 use crate::persona::Persona;
 use crate::roles::{
     Attacker, BatchVotes, Evaluator, FinalBoss, FinalBossReview, RebuttalRequest, RoleResult,
+    RoundContext,
 };
 use crate::spec::Spec;
 use crate::stats::Usage;
@@ -101,20 +102,20 @@ pub struct ModelAttacker {
     pub client: ModelClient,
 }
 
-impl Attacker for ModelAttacker {
-    fn model(&self) -> &str {
-        self.client.model()
-    }
-
-    fn attack<'a>(
+impl ModelAttacker {
+    /// Attacks, with the debate round's context appended to each prompt
+    /// from round 2 on.
+    fn attack_with<'a>(
         &'a self,
         spec: &'a Spec,
         personas: &'a [&'a Persona],
+        round: Option<&'a RoundContext>,
     ) -> BoxFuture<'a, Vec<RoleResult<Vec<RawConcern>>>> {
         Box::pin(async move {
             let numbered = prompts::numbered_spec(spec);
+            let round_text = round.map(prompts::round_section);
             join_all(personas.iter().map(|p| {
-                let prompt = prompts::fill(
+                let mut prompt = prompts::fill(
                     prompts::ATTACK,
                     &[
                         ("persona_prompt", p.prompt.trim()),
@@ -122,6 +123,10 @@ impl Attacker for ModelAttacker {
                         ("spec", &numbered),
                     ],
                 );
+                if let Some(r) = &round_text {
+                    prompt.push_str("\n\n");
+                    prompt.push_str(r);
+                }
                 async move {
                     let r = ask(
                         &self.client,
@@ -152,6 +157,29 @@ impl Attacker for ModelAttacker {
             }))
             .await
         })
+    }
+}
+
+impl Attacker for ModelAttacker {
+    fn model(&self) -> &str {
+        self.client.model()
+    }
+
+    fn attack<'a>(
+        &'a self,
+        spec: &'a Spec,
+        personas: &'a [&'a Persona],
+    ) -> BoxFuture<'a, Vec<RoleResult<Vec<RawConcern>>>> {
+        self.attack_with(spec, personas, None)
+    }
+
+    fn attack_round<'a>(
+        &'a self,
+        spec: &'a Spec,
+        personas: &'a [&'a Persona],
+        round: &'a RoundContext,
+    ) -> BoxFuture<'a, Vec<RoleResult<Vec<RawConcern>>>> {
+        self.attack_with(spec, personas, Some(round))
     }
 
     fn rebut<'a>(
@@ -399,6 +427,48 @@ impl FinalBoss for ModelFinalBoss {
                 prompt,
                 prompts::FINAL_BOSS_FORMAT,
                 |t| parse::parse_final_boss(t, spec.lines.len()),
+            )
+            .await
+        })
+    }
+}
+
+/// The fresh-eyes gate on a model, with the overviewer prompt.
+pub struct ModelFreshEyes {
+    pub client: ModelClient,
+}
+
+impl crate::roles::FreshEyesReviewer for ModelFreshEyes {
+    fn model(&self) -> &str {
+        self.client.model()
+    }
+
+    fn review<'a>(
+        &'a self,
+        spec: &'a Spec,
+        answers: &'a str,
+    ) -> BoxFuture<'a, RoleResult<crate::roles::FreshEyesOutput>> {
+        Box::pin(async move {
+            let answers = if answers.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "This is your second look. The author answered your earlier questions:\n{answers}\nCheck whether the answers and the spec settle them."
+                )
+            };
+            let prompt = prompts::fill(
+                prompts::FRESH_EYES,
+                &[
+                    ("answers", &answers),
+                    ("spec", &prompts::numbered_spec(spec)),
+                ],
+            );
+            ask(
+                &self.client,
+                "fresh-eyes",
+                prompt,
+                prompts::FRESH_EYES_FORMAT,
+                |t| parse::parse_fresh_eyes(t, spec.lines.len()),
             )
             .await
         })

@@ -98,9 +98,13 @@ impl ModelRun {
         if s.is_offline() {
             return Ok(offline);
         }
-        let mut secrets = Vec::new();
+        // Every key-like value in the environment, not only the keys of the
+        // providers in use (issue 12): another provider's key must not leak.
+        let mut secrets = super::redact::env_secrets();
         for m in s.models(final_boss) {
-            if let Some(v) = m.kind.key_var().and_then(|v| probe.var(v)) {
+            if let Some(v) = m.kind.key_var().and_then(|v| probe.var(v))
+                && !secrets.contains(&v)
+            {
                 secrets.push(v);
             }
         }
@@ -171,11 +175,22 @@ impl ModelRun {
                 catalog: catalog.clone(),
             }))
         };
+        // The fresh-eyes gate runs on the final boss's model (the seed's
+        // overviewer is the strongest model), offline when that is offline.
+        let fresh_eyes: Option<Arc<dyn crate::roles::FreshEyesReviewer>> =
+            if options.fresh_eyes && !s.final_boss.is_offline() {
+                Some(Arc::new(super::model_roles::ModelFreshEyes {
+                    client: client(&s.final_boss)?,
+                }))
+            } else {
+                None
+            };
         Ok(Gauntlet {
             catalog,
             attacker,
             evaluators,
             final_boss: boss,
+            fresh_eyes,
             options,
         })
     }

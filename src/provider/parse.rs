@@ -584,6 +584,115 @@ pub fn parse_final_boss(text: &str, spec_lines: usize) -> Result<FinalBossReview
     })
 }
 
+/// The fresh-eyes reviewer's reply: findings, clarifying questions and an
+/// assessment. Ids are renumbered (`OF1`, `OQ1`...) in reply order, lines
+/// outside the spec dropped. The recommendation is recomputed from the
+/// seed's rule, never taken from the model.
+pub fn parse_fresh_eyes(
+    text: &str,
+    spec_lines: usize,
+) -> Result<
+    (
+        Vec<crate::fresh_eyes::FreshEyesFinding>,
+        Vec<crate::fresh_eyes::ClarifyingQuestion>,
+        String,
+    ),
+    ParseError,
+> {
+    use crate::fresh_eyes::{ClarifyingQuestion, FreshEyesFinding, QuestionOption};
+    let Some(v) = extract_json(text) else {
+        return Err(ParseError("no JSON object in the reply".to_string()));
+    };
+    let lines = |x: &Value| -> Vec<usize> {
+        numbers(field(x, &["lines", "line", "cites"]))
+            .into_iter()
+            .filter(|&n| n >= 1 && n <= spec_lines)
+            .collect()
+    };
+    let mut findings = Vec::new();
+    for f in items(&v, &["findings", "issues"])
+        .cloned()
+        .unwrap_or_default()
+    {
+        let title = text_of(field(&f, &["title", "finding", "issue"]));
+        let description = text_of(field(&f, &["description", "detail", "code_evidence"]));
+        if title.is_empty() && description.is_empty() {
+            continue;
+        }
+        findings.push(FreshEyesFinding {
+            id: format!("OF{}", findings.len() + 1),
+            severity: severity_of(&text_of(field(&f, &["severity", "priority"])))
+                .unwrap_or(Severity::Medium),
+            title: if title.is_empty() {
+                description.clone()
+            } else {
+                title
+            },
+            description,
+            suggestion: text_of(field(&f, &["suggestion", "fix"])),
+            lines: lines(&f),
+        });
+    }
+    let mut questions = Vec::new();
+    for q in items(&v, &["clarifying_questions", "questions"])
+        .cloned()
+        .unwrap_or_default()
+    {
+        let question = match &q {
+            Value::String(s) => s.trim().to_string(),
+            _ => text_of(field(&q, &["question", "text"])),
+        };
+        if question.is_empty() {
+            continue;
+        }
+        let options = items(&q, &["options"])
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|o| {
+                let label = match o {
+                    Value::String(s) => s.trim().to_string(),
+                    _ => text_of(field(o, &["label", "option"])),
+                };
+                (!label.is_empty()).then(|| QuestionOption {
+                    label,
+                    description: text_of(field(o, &["description", "detail"])),
+                })
+            })
+            .collect();
+        questions.push(ClarifyingQuestion {
+            id: format!("OQ{}", questions.len() + 1),
+            question,
+            context: text_of(field(&q, &["context"])),
+            impact: text_of(field(&q, &["impact"])),
+            options,
+            lines: lines(&q),
+        });
+    }
+    if findings.is_empty()
+        && questions.is_empty()
+        && field(
+            &v,
+            &[
+                "recommendation",
+                "assessment",
+                "findings",
+                "clarifying_questions",
+            ],
+        )
+        .is_none()
+    {
+        return Err(ParseError(
+            "no findings, clarifying_questions or assessment".to_string(),
+        ));
+    }
+    Ok((
+        findings,
+        questions,
+        text_of(field(&v, &["assessment", "summary"])),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -105,6 +105,24 @@ impl Plan {
                 output_tokens: 600,
             });
         }
+        // Debate rounds repeat every phase, at most `rounds` times (an upper
+        // bound: they stop early on convergence); the fresh-eyes gate adds
+        // one call on the final boss's model.
+        let rounds = options.rounds.clamp(1, crate::rounds::MAX_ROUNDS) as u64;
+        for p in &mut phases {
+            p.calls *= rounds;
+            p.input_tokens *= rounds;
+            p.output_tokens *= rounds;
+        }
+        if options.fresh_eyes {
+            phases.push(PhasePlan {
+                phase: "fresh_eyes",
+                models: vec![settings.final_boss.to_string()],
+                calls: 1,
+                input_tokens: spec_tokens + template(prompts::FRESH_EYES),
+                output_tokens: ATTACK_REPLY,
+            });
+        }
         // The offline engine makes no calls and uses no tokens.
         for p in &mut phases {
             if p.models.iter().all(|m| m == "offline") {

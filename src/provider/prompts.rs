@@ -11,6 +11,9 @@ pub const REBUTTAL: &str = include_str!("../../prompts/rebuttal.md");
 pub const ADJUDICATE: &str = include_str!("../../prompts/adjudicate.md");
 pub const FINAL_BOSS: &str = include_str!("../../prompts/final_boss.md");
 pub const REPAIR: &str = include_str!("../../prompts/repair.md");
+pub const ROUND: &str = include_str!("../../prompts/round.md");
+pub const FRESH_EYES: &str = include_str!("../../prompts/fresh_eyes.md");
+pub const FRESH_EYES_FORMAT: &str = r#"{"findings": [{"id": "OF1", "severity": "high|medium|low", "title": "...", "description": "...", "lines": [12]}], "clarifying_questions": [{"id": "OQ1", "question": "...", "context": "...", "impact": "...", "options": [{"label": "...", "description": "..."}], "lines": [12]}], "assessment": "..."}"#;
 
 /// The reply formats the repair request repeats.
 pub const ATTACK_FORMAT: &str = r#"{"concerns": [{"title": "...", "detail": "...", "severity": "high|medium|low", "lines": [12, 14]}]}"#;
@@ -87,6 +90,47 @@ pub fn repair(original: &str, reply: &str, problem: &str, format: &str) -> Strin
     format!(
         "{original}\n\n--- Your previous reply ---\n{reply}\n--- end of previous reply ---\n\n{}",
         fill(REPAIR, &[("problem", problem), ("format", format)])
+    )
+}
+
+/// What an attacker is told in round 2 or 3 of a debate (`--rounds`): the
+/// previous round's surviving concerns, each with the author's answer.
+pub fn round_section(ctx: &crate::roles::RoundContext) -> String {
+    let mut previous = String::new();
+    for c in &ctx.previous {
+        previous.push_str(&concern_block(c));
+        match ctx.responses.get(&c.id) {
+            Some(r) => {
+                let stance = match r.response {
+                    crate::responses::Stance::Agree => "agrees",
+                    crate::responses::Stance::Disagree => "disagrees",
+                };
+                previous.push_str(&format!("Author {stance}: {}\n", r.reason.trim()));
+                if !r.edits.is_empty() {
+                    previous.push_str(&format!(
+                        "Author edited line(s) {}.\n",
+                        r.edits
+                            .iter()
+                            .map(|e| e.line.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+            }
+            None => previous.push_str("Author: no answer.\n"),
+        }
+        previous.push('\n');
+    }
+    if previous.is_empty() {
+        previous.push_str("(none)\n");
+    }
+    fill(
+        ROUND,
+        &[
+            ("round", &ctx.round.to_string()),
+            ("max_rounds", &ctx.max_rounds.to_string()),
+            ("previous", previous.trim_end()),
+        ],
     )
 }
 

@@ -54,7 +54,8 @@ impl Recorder {
             std::process::id()
         );
         let dir = store.join("runs").join(id);
-        std::fs::create_dir_all(&dir)?;
+        // Never through a `runs` link planted in the repository.
+        crate::fsutil::create_dir_no_links(store, &dir)?;
         Ok(Recorder {
             dir,
             seq: AtomicU64::new(0),

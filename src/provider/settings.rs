@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
+/// Set (to 1/true/yes) by the invoker to let a repository's config file
+/// choose `api_base`; same as `--allow-config-api-base`.
+pub const ALLOW_CONFIG_API_BASE_ENV: &str = "GAUNTLET_ALLOW_CONFIG_API_BASE";
 pub const DEFAULT_MAX_CONCURRENCY: u32 = 8;
 
 /// The `[models]` table of `.adversarial-spec/config.toml`.
@@ -37,7 +40,11 @@ struct FileConfig {
 
 /// Reads `[models]` from the config file, if the file exists.
 pub fn read_config_file(path: &Path) -> Result<FileModels, UsageError> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::fsutil::read_regular_text(
+        path,
+        crate::fsutil::MAX_DATA_FILE_BYTES,
+        crate::fsutil::Links::Refuse,
+    ) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileModels::default()),
         Err(e) => {
@@ -58,7 +65,12 @@ pub struct ModelSettings {
     /// The first one adjudicates.
     pub eval: Vec<ModelName>,
     pub final_boss: ModelName,
+    /// Set by the invoker (`--api-base`), or by the config file when the
+    /// invoker allowed that.
     pub api_base: Option<String>,
+    /// An `api_base` from the config file that the invoker did not allow:
+    /// a model that needs a base URL then fails with a message saying so.
+    pub refused_api_base: Option<String>,
     pub timeout: Duration,
     pub max_concurrency: u32,
     pub deadline: Option<Duration>,
@@ -76,6 +88,7 @@ impl ModelSettings {
             eval: vec![ModelName::offline()],
             final_boss: ModelName::offline(),
             api_base: None,
+            refused_api_base: None,
             timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECS),
             max_concurrency: DEFAULT_MAX_CONCURRENCY,
             deadline: None,
@@ -139,8 +152,30 @@ impl ModelSettings {
                 "--deadline must be at least 1 second".into(),
             ));
         }
+        // The config file lives in the repository under review, which may be
+        // hostile: it may pick models, but where specs (and keys) are sent
+        // is the invoker's choice.
+        let allowed = args.allow_config_api_base
+            || std::env::var(ALLOW_CONFIG_API_BASE_ENV).is_ok_and(|v| {
+                matches!(
+                    v.trim().to_ascii_lowercase().as_str(),
+                    "1" | "true" | "yes" | "on"
+                )
+            });
+        let (api_base, refused_api_base) = match (&args.api_base, &file.api_base) {
+            (Some(b), _) => (Some(b.clone()), None),
+            (None, Some(b)) if allowed => {
+                notes.push(format!(
+                    "api base: {b} (from the config file, allowed by the invoker)"
+                ));
+                (Some(b.clone()), None)
+            }
+            (None, Some(b)) => (None, Some(b.clone())),
+            (None, None) => (None, None),
+        };
         let mut s = ModelSettings {
-            api_base: args.api_base.clone().or_else(|| file.api_base.clone()),
+            api_base,
+            refused_api_base,
             timeout: Duration::from_secs(timeout),
             max_concurrency,
             deadline: deadline.map(Duration::from_secs),
@@ -148,6 +183,20 @@ impl ModelSettings {
             ..ModelSettings::offline()
         };
         if args.offline {
+            // Checked here, not by clap: clap counts GAUNTLET_OFFLINE as given
+            // whatever its value, so GAUNTLET_OFFLINE=0 broke every model flag.
+            let flag = [
+                (args.attack_model.is_some(), "--attack-model"),
+                (!args.eval_models.is_empty(), "--eval-models"),
+                (args.final_boss_model.is_some(), "--final-boss-model"),
+            ]
+            .into_iter()
+            .find_map(|(given, name)| given.then_some(name));
+            if let Some(flag) = flag {
+                return Err(UsageError::Invalid(format!(
+                    "{flag} cannot be used with --offline (or GAUNTLET_OFFLINE=1)"
+                )));
+            }
             s.notes.push("models: offline (--offline)".to_string());
             return Ok(s);
         }
@@ -226,6 +275,15 @@ impl ModelSettings {
         kind: ProviderKind,
         probe: &dyn Probe,
     ) -> Result<Option<String>, UsageError> {
+        let needs_base = matches!(kind, ProviderKind::OpenAiCompatible | ProviderKind::Ollama);
+        if needs_base
+            && self.api_base.is_none()
+            && let Some(b) = &self.refused_api_base
+        {
+            return Err(UsageError::Invalid(format!(
+                "the config file sets api_base = {b}, but a repository's config may not choose where specs are sent; pass --api-base yourself, or allow it with --allow-config-api-base or {ALLOW_CONFIG_API_BASE_ENV}=1"
+            )));
+        }
         Ok(match kind {
             ProviderKind::OpenAiCompatible => Some(
                 self.api_base

@@ -5,8 +5,10 @@ use crate::concern::{Concern, RebuttalOutcome, Status};
 use crate::verdict::{Outcome, Verdict};
 use std::io::{self, Write};
 
+/// Untrusted text in the report: no live links, images, mentions or
+/// control characters (see `escape::markdown`).
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    crate::escape::markdown(s)
 }
 
 pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
@@ -25,7 +27,12 @@ pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "## Adversarial Gauntlet: {}", cell(title))?;
     writeln!(out)?;
     if let Some(path) = &v.spec.path {
-        writeln!(out, "Spec: `{}` ({} lines)", cell(path), v.spec.lines)?;
+        writeln!(
+            out,
+            "Spec: `{}` ({} lines)",
+            crate::escape::markdown_code(path),
+            v.spec.lines
+        )?;
         writeln!(out)?;
     }
     let n = |st: Status| v.concerns.iter().filter(|c| c.status == st).count() as u64;
@@ -56,16 +63,17 @@ pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
         out,
         "Adversaries: {} · Attack model: `{}` · Eval models: {} · Duration: {} ms",
         v.adversaries.join(", "),
-        v.models.attack.join(", "),
+        crate::escape::markdown_code(&v.models.attack.join(", ")),
         v.models
             .eval
             .iter()
-            .map(|m| format!("`{m}`"))
+            .map(|m| format!("`{}`", crate::escape::markdown_code(m)))
             .collect::<Vec<_>>()
             .join(", "),
         s.duration_ms.total
     )?;
     writeln!(out)?;
+    super::memory::markdown_top(v, out)?;
     let surviving = v.surviving();
     if !surviving.is_empty() {
         writeln!(out, "### Concerns that require revision")?;
@@ -270,6 +278,7 @@ pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
         }
         writeln!(out)?;
     }
+    super::memory::markdown_sections(v, out)?;
     for w in &v.warnings {
         writeln!(out, "> ⚠️ {}", cell(w))?;
         // A blank line after each: a following line would join the quote.
@@ -463,6 +472,7 @@ mod tests {
             }),
             stats,
             warnings: vec!["evaluator offline/strict failed on batch 2".into()],
+            memory: Default::default(),
         }
     }
 

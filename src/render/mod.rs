@@ -3,6 +3,7 @@
 
 pub mod json;
 pub mod markdown;
+pub mod memory;
 pub mod sarif;
 pub mod text;
 

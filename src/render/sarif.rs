@@ -25,6 +25,9 @@ pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// if the fingerprint's recipe changes, so code scanning does not match old
 /// alerts against new ones.
 pub const FINGERPRINT_KEY: &str = "gauntletConcern/v1";
+/// The tool's `informationUri`: the project's home, from Cargo.toml
+/// (`repository`), so it is stated in one place.
+pub const INFORMATION_URI: &str = env!("CARGO_PKG_REPOSITORY");
 /// The artifact URI used for a spec read from standard input.
 pub const STDIN_URI: &str = "stdin";
 
@@ -156,6 +159,7 @@ pub fn log(verdicts: &[&Verdict], failures: &[Failure], catalog: &Catalog) -> Sa
 
     let driver = ToolComponent::builder()
         .name("gauntlet")
+        .information_uri(INFORMATION_URI)
         .version(env!("CARGO_PKG_VERSION"))
         .semantic_version(env!("CARGO_PKG_VERSION"))
         .rules(rules)
@@ -183,13 +187,17 @@ pub fn write_log(log: &Sarif, out: &mut dyn Write) -> io::Result<()> {
 }
 
 fn rule(name: &str, catalog: &Catalog) -> ReportingDescriptor {
-    let description = catalog
-        .persona(name)
+    let persona = catalog.persona(name);
+    let description = persona
         .map(|p| p.description.clone())
         .unwrap_or_else(|| format!("Concerns raised by the {name} adversary."));
+    let rules: Vec<String> = persona
+        .map(|p| p.rules.iter().map(|r| r.def.id.clone()).collect())
+        .unwrap_or_default();
     ReportingDescriptor::builder()
         .id(rule_id(name))
         .name(pascal(name))
+        .help(help(name, &description, &rules))
         .short_description(
             MultiformatMessageString::builder()
                 .text(description.clone())
@@ -347,6 +355,31 @@ impl Counts {
             "filtered": self.filtered,
         })
     }
+}
+
+/// The rule's `help` (GitHub code scanning shows it beside every alert and
+/// requires it): what the adversary looks for and how to resolve a result.
+fn help(name: &str, description: &str, rules: &[String]) -> MultiformatMessageString {
+    let how = "To resolve a result, state the missing safeguard in the spec next to \
+               the design element the result points at, or answer it where the \
+               concern's section discusses it; then run gauntlet again.";
+    let why = "gauntlet explain ID SPEC shows which rule fired on which lines, the \
+               evidence each evaluator found, and why the concern ended as it did.";
+    let mut text = format!("{description}\n\n{how}\n\n{why}");
+    let mut markdown = format!(
+        "**{name}**: {description}\n\n{how}\n\n`gauntlet explain ID SPEC` shows which rule \
+         fired on which lines, the evidence each evaluator found, and why the concern \
+         ended as it did."
+    );
+    if !rules.is_empty() {
+        text.push_str(&format!("\n\nRules: {}.", rules.join(", ")));
+        let list: Vec<String> = rules.iter().map(|r| format!("`{r}`")).collect();
+        markdown.push_str(&format!("\n\nRules: {}.", list.join(", ")));
+    }
+    MultiformatMessageString::builder()
+        .text(text)
+        .markdown(markdown)
+        .build()
 }
 
 /// `paranoid_security` -> `ParanoidSecurity` (SARIF rule names are Pascal case).

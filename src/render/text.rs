@@ -23,6 +23,7 @@ pub fn write(v: &Verdict, out: &mut dyn Write, style: Style) -> io::Result<()> {
     writeln!(out, "Eval models: {}", v.models.eval.join(", "))?;
     writeln!(out, "Duration: {:.3}s", s.duration_ms.total as f64 / 1000.0)?;
     writeln!(out)?;
+    super::memory::text_top(v, out, style)?;
     writeln!(out, "Phase 1 - Attack Generation:")?;
     for a in &v.adversaries {
         let n = s.attack.per_adversary.get(a).copied().unwrap_or(0);
@@ -160,6 +161,7 @@ pub fn write(v: &Verdict, out: &mut dyn Write, style: Style) -> io::Result<()> {
         writeln!(out)?;
         writeln!(out, "Filtered as already resolved: {filtered}")?;
     }
+    super::memory::text_sections(v, out, style)?;
     writeln!(out)?;
     for w in &v.warnings {
         writeln!(out, "Warning: {w}")?;

@@ -83,6 +83,11 @@ pub struct ReviewArgs {
     #[arg(long, value_enum, default_value = "text")]
     pub format: SummaryFormat,
 
+    /// Only specs changed since this git revision (branch, tag or commit;
+    /// from its merge base with HEAD, plus uncommitted and untracked files).
+    #[arg(long, value_name = "REF")]
+    pub changed_since: Option<String>,
+
     /// Specs reviewed at once (default: all cores offline, 4 with model providers).
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub jobs: Option<u32>,
@@ -167,10 +172,15 @@ mod tests {
             "eval_models" => &["--eval-models", "codex/a,claude-cli/b"],
             "final_boss_model" => &["--final-boss-model", "claude-cli/opus"],
             "api_base" => &["--api-base", "http://127.0.0.1:9/v1"],
+            "allow_config_api_base" => &["--allow-config-api-base"],
             "timeout" => &["--timeout", "9"],
             "max_concurrency" => &["--max-concurrency", "3"],
             "deadline" => &["--deadline", "60"],
             "offline" => &["--offline"],
+            "allow_deferred" => &["--allow-deferred"],
+            "fresh_eyes" => &["--fresh-eyes"],
+            "rounds" => &["--rounds", "2"],
+            "responses" => &["--responses", "answers.json"],
             other => panic!("add a sample value for the shared flag `{other}` to this test"),
         }
     }

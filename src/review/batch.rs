@@ -159,6 +159,9 @@ impl Batch<'_> {
     ) -> Reviewed {
         verdict.warnings.splice(0..0, loaded.warnings);
         let mut failures = Vec::new();
+        if let Err(e) = self.persistence.remember(&loaded.spec, &mut verdict) {
+            failures.push(format!("cannot update the store's history: {e}"));
+        }
         match self.persistence.record(&loaded.spec, &verdict) {
             // Bookkeeping notes ("review report: ...") are per-spec noise in
             // a batch; the summary and --out carry what matters.

@@ -58,7 +58,8 @@ pub fn discover(
         roots.push((p.clone(), meta.is_dir()));
     }
     let base = common_base(&roots);
-    let exclude = exclude.map(absolute);
+    // Resolved, so an `--out` reached through a symlink is still excluded.
+    let exclude = exclude.map(crate::fsutil::resolve_maybe_missing);
     let mut found: Vec<Found> = Vec::new();
     let mut skipped = Vec::new();
     for (root, is_dir) in &roots {
@@ -131,7 +132,11 @@ fn walk(
     let walker = WalkBuilder::new(root)
         .follow_links(true)
         .filter_entry(move |e| {
-            if exclude.as_deref().is_some_and(|x| absolute(e.path()) == x) {
+            if let Some(x) = exclude.as_deref()
+                && e.file_type().is_some_and(|t| t.is_dir())
+                && (absolute(e.path()) == x
+                    || std::fs::canonicalize(e.path()).is_ok_and(|c| c == x))
+            {
                 return false;
             }
             if e.path_is_symlink() {

@@ -7,6 +7,7 @@
 
 pub mod args;
 pub mod batch;
+pub mod changed;
 pub mod discover;
 pub mod progress;
 pub mod reports;
@@ -33,12 +34,31 @@ pub const DEFAULT_CONCURRENT_SPECS: usize = 4;
 /// Run `gauntlet review`; returns the exit code.
 pub fn run(args: &ReviewArgs, out: &mut dyn Write) -> Result<u8, Error> {
     let config = Config::from_args(&args.run)?;
-    let found = discover::discover(&args.paths, &args.glob, args.out.as_deref())?;
+    if let Some(o) = &args.out {
+        reports::check_out(o, &args.paths)?;
+        // Temp files of a `review --out` that was killed mid-write.
+        crate::fsutil::remove_dead_temp_files(o);
+    }
+    let mut found = discover::discover(&args.paths, &args.glob, args.out.as_deref())?;
+    // `--changed-since`: only the specs changed since that revision; none
+    // changed is a pass with an empty summary, not an error.
+    let mut unchanged = 0;
+    if let Some(reference) = &args.changed_since {
+        let cwd = std::env::current_dir().map_err(|e| {
+            UsageError::Invalid(format!("--changed-since: no working directory: {e}"))
+        })?;
+        let changed = changed::changed_since(reference, &cwd)?;
+        let before = found.targets.len();
+        found
+            .targets
+            .retain(|t| std::fs::canonicalize(&t.path).is_ok_and(|p| changed.contains(&p)));
+        unchanged = before - found.targets.len();
+    }
     let unreadable = found
         .skipped
         .iter()
         .any(|s| matches!(s, Skip::Unreadable { .. }));
-    if found.targets.is_empty() && !unreadable {
+    if found.targets.is_empty() && !unreadable && unchanged == 0 {
         let looked_for = if args.glob.is_empty() {
             discover::DEFAULT_GLOBS.join(", ")
         } else {
@@ -176,10 +196,15 @@ pub fn run(args: &ReviewArgs, out: &mut dyn Write) -> Result<u8, Error> {
         (SummaryFormat::Sarif, Some(log)) => crate::render::sarif::write_log(log, out),
         (SummaryFormat::Sarif, None) => Ok(()),
     };
-    printed.map_err(|source| RunError::Write {
-        path: "<stdout>".to_string(),
-        source,
-    })?;
+    match printed {
+        // A closed stdout still exits with the batch's code (never 0 for a
+        // failing spec).
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        other => other.map_err(|source| RunError::Write {
+            path: "<stdout>".to_string(),
+            source,
+        })?,
+    }
     if let Some(e) = write_error {
         return Err(RunError::Incomplete(e).into());
     }

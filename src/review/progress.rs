@@ -55,24 +55,33 @@ impl BatchProgress {
         }
         let _guard = self.lock.lock();
         match (&self.bar, event) {
-            (Some(pb), BatchEvent::Started { spec }) => pb.set_message(spec.to_string()),
+            (Some(pb), BatchEvent::Started { spec }) => {
+                pb.set_message(crate::escape::terminal(spec).into_owned())
+            }
             (Some(pb), BatchEvent::Finished { row, .. }) => {
                 pb.inc(1);
                 if row.error.is_some() || row.verdict == RowVerdict::Incomplete {
-                    pb.println(line_for(row));
+                    pb.println(crate::escape::terminal(&line_for(row)));
                 }
             }
-            (Some(pb), BatchEvent::Warning(w)) => pb.println(format!("gauntlet: warning: {w}")),
+            (Some(pb), BatchEvent::Warning(w)) => pb.println(format!(
+                "gauntlet: warning: {}",
+                crate::escape::terminal(&w)
+            )),
             (None, BatchEvent::Started { .. }) => {}
             (None, BatchEvent::Finished { done, total, row }) => {
                 let _ = writeln!(
                     std::io::stderr(),
                     "gauntlet: [{done}/{total}] {}",
-                    line_for(row)
+                    crate::escape::terminal(&line_for(row))
                 );
             }
             (None, BatchEvent::Warning(w)) => {
-                let _ = writeln!(std::io::stderr(), "gauntlet: warning: {w}");
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "gauntlet: warning: {}",
+                    crate::escape::terminal(&w)
+                );
             }
         }
     }

@@ -387,7 +387,9 @@ pub fn write_text(s: &Summary, out: &mut dyn Write, style: Style) -> io::Result<
 }
 
 pub fn write_markdown(s: &Summary, out: &mut dyn Write) -> io::Result<()> {
-    let cell = |x: &str| x.replace('|', "\\|").replace('\n', " ");
+    // Paths in code spans: no backtick to close the span, no control
+    // characters, `|` escaped for the table (see `escape`).
+    let cell = |x: &str| crate::escape::markdown_code(x).replace('|', "\\|");
     let badge = match s.verdict {
         Outcome::Pass => "✅ **PASS**",
         Outcome::Revise => "❌ **REVISE**",
@@ -427,7 +429,7 @@ pub fn write_markdown(s: &Summary, out: &mut dyn Write) -> io::Result<()> {
                 out,
                 "- `{}`: {}",
                 cell(&r.spec),
-                cell(r.error.as_deref().unwrap_or(""))
+                crate::escape::markdown(r.error.as_deref().unwrap_or(""))
             )?;
         }
     }

@@ -285,10 +285,13 @@ fn import(
     file: &std::path::Path,
     out: &mut dyn Write,
 ) -> Result<u8, Error> {
-    let bytes = std::fs::read(file).map_err(|source| StoreError::Read {
-        file: file.display().to_string(),
-        source,
-    })?;
+    // A regular file of bounded size (a FIFO or /dev/zero is an error).
+    let bytes = crate::fsutil::read_regular(
+        file,
+        crate::fsutil::MAX_STORE_FILE_BYTES,
+        crate::fsutil::Links::Follow,
+    )
+    .map_err(|source| StoreError::read(file, source))?;
     let (entries, notes) = resolved_store::import(&bytes, file, now)?;
     let _lock = StoreLock::acquire(&paths.dir)?;
     let mut store = resolved_store::load(&paths.store())?;
@@ -350,6 +353,12 @@ pub fn problems(store: &resolved_store::StoreFile) -> Vec<String> {
         if e.adversary.trim().is_empty() {
             out.push(format!("{at}: empty adversary"));
         }
+        if e.times_matched == u64::MAX {
+            out.push(format!(
+                "{at}: times_matched is {}, the largest value a count can hold",
+                e.times_matched
+            ));
+        }
         if let Some(v) = e.verified_at
             && v < e.added_at
         {
@@ -387,10 +396,17 @@ fn check(paths: &StorePaths, out: &mut dyn Write) -> Result<u8, Error> {
     }
     let stats = match adversary_stats::load(&paths.stats()) {
         Ok(s) => {
-            say(
-                format!("ok: {} ({} runs)", paths.stats().display(), s.total_runs),
-                out,
-            )?;
+            let p = adversary_stats::problems(&s);
+            bad += p.len();
+            for x in &p {
+                say(format!("problem: {}: {x}", paths.stats().display()), out)?;
+            }
+            if p.is_empty() {
+                say(
+                    format!("ok: {} ({} runs)", paths.stats().display(), s.total_runs),
+                    out,
+                )?;
+            }
             Some(s)
         }
         Err(e) => {
@@ -426,7 +442,36 @@ fn check(paths: &StorePaths, out: &mut dyn Write) -> Result<u8, Error> {
             say(format!("problem: {e}"), out)?;
         }
     }
+    bad += check_concern_history(paths, out)?;
     Ok(if bad == 0 { 0 } else { 1 })
+}
+
+/// `store check` for the carry-forward history; returns the problems found.
+fn check_concern_history(paths: &StorePaths, out: &mut dyn Write) -> Result<usize, Error> {
+    let path = super::history::path(paths);
+    let line = match super::history::load(&path) {
+        Ok(h) => {
+            let p = super::history::problems(&h);
+            for x in &p {
+                writeln!(out, "problem: {}: {x}", path.display()).map_err(io)?;
+            }
+            if !p.is_empty() {
+                return Ok(p.len());
+            }
+            format!(
+                "ok: {} ({} specs, {} concern timelines)",
+                path.display(),
+                h.specs.len(),
+                h.concerns.len()
+            )
+        }
+        Err(e) => {
+            writeln!(out, "problem: {e}").map_err(io)?;
+            return Ok(1);
+        }
+    };
+    writeln!(out, "{line}").map_err(io)?;
+    Ok(0)
 }
 
 pub fn run_adversary_stats(args: &AdversaryStatsArgs, out: &mut dyn Write) -> Result<u8, Error> {

@@ -19,19 +19,43 @@ pub const LOCK_FILE: &str = ".lock";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StorePaths {
     pub dir: PathBuf,
+    /// The invoker named the folder (`--store-dir`, `GAUNTLET_STORE_DIR`):
+    /// then it may be a symlink. A folder found in the repository may not.
+    pub explicit: bool,
 }
 
 impl StorePaths {
+    /// A folder the invoker chose.
     pub fn new(dir: impl Into<PathBuf>) -> StorePaths {
-        StorePaths { dir: dir.into() }
+        StorePaths {
+            dir: dir.into(),
+            explicit: true,
+        }
     }
 
     /// `explicit` (flag or env) wins; else `.adversarial-spec` under the project root of `cwd`.
     pub fn resolve(explicit: Option<&Path>, cwd: &Path) -> StorePaths {
         match explicit {
             Some(d) => StorePaths::new(d),
-            None => StorePaths::new(project_root(cwd).join(FOLDER)),
+            None => StorePaths {
+                dir: project_root(cwd).join(FOLDER),
+                explicit: false,
+            },
         }
+    }
+
+    /// A store folder found in the repository must not be a symlink: a
+    /// hostile repository could point it at any folder of the user's.
+    pub fn check_folder(&self) -> Result<(), super::StoreError> {
+        if !self.explicit
+            && std::fs::symlink_metadata(&self.dir).is_ok_and(|m| m.file_type().is_symlink())
+        {
+            return Err(super::StoreError::Unsafe {
+                file: self.dir.display().to_string(),
+                why: "is a symbolic link; gauntlet only follows a store folder link that you name with --store-dir or GAUNTLET_STORE_DIR".to_string(),
+            });
+        }
+        Ok(())
     }
 
     pub fn store(&self) -> PathBuf {

@@ -28,11 +28,14 @@ impl StoreLock {
             source,
         })?;
         let path = dir.join(super::location::LOCK_FILE);
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
+        let mut options = OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+        }
+        let file = options
             .open(&path)
             .or_else(|e| {
                 // A read-only folder whose lock file exists still locks; the
@@ -52,6 +55,8 @@ impl StoreLock {
             source,
         })?;
         remove_stale_temp_files(dir);
+        // Sub-folders (`reviews/`, `runs/`): temp files of dead writers.
+        crate::fsutil::remove_dead_temp_files(dir);
         Ok(StoreLock { file })
     }
 }
@@ -91,8 +96,28 @@ fn pace() -> Option<Duration> {
 
 /// Atomic write of one store file.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    crate::fsutil::write_atomic_paced(path, bytes, pace()).map_err(|source| StoreError::Write {
-        file: path.display().to_string(),
-        source,
-    })
+    stage_file(path, bytes)?.commit(path)
+}
+
+/// A store file written to its temp name, replaced on `commit`; dropped
+/// uncommitted, the target is untouched and the temp file removed.
+pub struct StagedFile(crate::fsutil::Staged);
+
+impl StagedFile {
+    pub fn commit(self, path: &Path) -> Result<(), StoreError> {
+        self.0.commit().map_err(|source| StoreError::Write {
+            file: path.display().to_string(),
+            source,
+        })
+    }
+}
+
+/// Writes `bytes` beside `path` without replacing it yet.
+pub fn stage_file(path: &Path, bytes: &[u8]) -> Result<StagedFile, StoreError> {
+    crate::fsutil::stage(path, bytes, pace())
+        .map(StagedFile)
+        .map_err(|source| StoreError::Write {
+            file: path.display().to_string(),
+            source,
+        })
 }

@@ -7,11 +7,15 @@
 pub mod args;
 pub mod commands;
 pub mod confidence;
+pub mod history;
+pub mod history_command;
 pub mod location;
 pub mod lock;
 pub mod persist;
 pub mod resolved_store;
+pub mod run_history;
 pub mod similarity;
+pub mod spec_identity;
 pub mod store_error;
 
 pub use location::StorePaths;
@@ -39,7 +43,9 @@ impl StoreOptions {
             file: ".".to_string(),
             source,
         })?;
-        Ok(StorePaths::resolve(self.dir.as_deref(), &cwd))
+        let paths = StorePaths::resolve(self.dir.as_deref(), &cwd);
+        paths.check_folder()?;
+        Ok(paths)
     }
 
     pub fn now(&self) -> DateTime<Utc> {

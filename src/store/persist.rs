@@ -30,6 +30,8 @@ pub struct ProjectStore {
     pub report: bool,
     snapshot: StoreFile,
     index: Mutex<Index>,
+    /// The carry-forward history as opened: which spec is which.
+    history: super::history::HistoryFile,
 }
 
 impl ProjectStore {
@@ -40,8 +42,10 @@ impl ProjectStore {
         now: DateTime<Utc>,
         report: bool,
     ) -> Result<ProjectStore, StoreError> {
+        paths.check_folder()?;
         let snapshot = resolved_store::load(&paths.store())?;
         adversary_stats::load(&paths.stats())?;
+        let history = super::history::load(&super::history::path(&paths))?;
         let index = build_index(&snapshot);
         Ok(ProjectStore {
             paths,
@@ -49,6 +53,7 @@ impl ProjectStore {
             report,
             snapshot,
             index: Mutex::new(index),
+            history,
         })
     }
 
@@ -149,7 +154,8 @@ pub fn filter_concerns(
 impl ConcernFilter for ProjectStore {
     fn filter(&self, spec: &Spec, concerns: &mut [Concern]) -> FilterStats {
         let mut index = self.index.lock().unwrap_or_else(|p| p.into_inner());
-        let spec_id = crate::store::location::spec_identity(spec.path.as_deref(), spec.title());
+        // The spec's key in the history: a renamed or piped spec keeps its dismissals.
+        let spec_id = super::history::resolve(&self.history, spec).key;
         filter_concerns(
             &self.snapshot,
             &mut index,
@@ -190,10 +196,13 @@ pub fn apply_verdict(
     now: DateTime<Utc>,
     mut similar: impl FnMut(&Concern, &str) -> Option<String>,
 ) -> Applied {
-    let spec_id = crate::store::location::spec_identity(
-        verdict.spec.path.as_deref(),
-        verdict.spec.title.as_deref(),
-    );
+    let spec_id = match &verdict.memory.carry_forward {
+        Some(cf) => cf.spec_key.clone(),
+        None => crate::store::location::spec_identity(
+            verdict.spec.path.as_deref(),
+            verdict.spec.title.as_deref(),
+        ),
+    };
     let mut applied = Applied::default();
     for c in &verdict.concerns {
         if let Some(n) = &c.filter
@@ -201,7 +210,7 @@ pub fn apply_verdict(
             && let Some(i) = store.position(&n.entry_id)
         {
             let e = &mut store.concerns[i];
-            e.times_matched += 1;
+            e.times_matched = e.times_matched.saturating_add(1);
             e.last_matched = Some(now);
             applied.matched += 1;
         }
@@ -290,6 +299,15 @@ impl Persistence for ProjectStore {
         self
     }
 
+    fn remember(&self, spec: &Spec, verdict: &mut Verdict) -> Result<Vec<String>, Error> {
+        Ok(super::history::remember(
+            &self.paths,
+            spec,
+            verdict,
+            self.now,
+        )?)
+    }
+
     fn record(&self, _spec: &Spec, verdict: &Verdict) -> Result<Vec<String>, Error> {
         let _lock = StoreLock::acquire(&self.paths.dir)?;
         let mut notes = Vec::new();
@@ -304,10 +322,18 @@ impl Persistence for ProjectStore {
                     .map(|m| snapshot.concerns[m.entry].id.clone())
             })
         };
-        if applied != Applied::default() {
+        // Nothing is replaced until the history line is written (below):
+        // a failure leaves all three files as they were, and a retry adds
+        // no phantom run.
+        let staged_store = if applied != Applied::default() {
             store.last_updated = Some(self.now);
-            resolved_store::save(&store_path, &store)?;
-        }
+            Some(super::lock::stage_file(
+                &store_path,
+                &resolved_store::to_bytes(&store),
+            )?)
+        } else {
+            None
+        };
         if applied.saved + applied.updated > 0 {
             notes.push(format!(
                 "auto-saved {} dismissal explanation(s) for future filtering ({} new, {} updated) in {}",
@@ -321,12 +347,23 @@ impl Persistence for ProjectStore {
         let run = RunRecord::from_verdict(verdict, self.now);
         let mut stats = adversary_stats::load(&self.paths.stats())?;
         stats.apply(&run);
-        adversary_stats::save(&self.paths.stats(), &stats)?;
+        let staged_stats =
+            super::lock::stage_file(&self.paths.stats(), &adversary_stats::to_bytes(&stats))?;
         adversary_stats::append_history(&self.paths.history(), &run)?;
+        if let Some(staged) = staged_store {
+            staged.commit(&store_path)?;
+        }
+        staged_stats.commit(&self.paths.stats())?;
 
         if self.report {
             let path = write_report(&self.paths, verdict, &run, &stats, self.now)?;
             notes.push(format!("review report: {}", path.display()));
+        }
+        // The run history (`gauntlet runs`): worth a note when it fails,
+        // never worth failing the run.
+        match super::run_history::save(&self.paths.dir, verdict, self.now) {
+            Ok(id) => notes.push(format!("saved as run {id} (gauntlet runs show {id})")),
+            Err(e) => notes.push(format!("warning: run history not saved: {e}")),
         }
         Ok(notes)
     }
@@ -341,7 +378,7 @@ fn write_report(
     now: DateTime<Utc>,
 ) -> Result<std::path::PathBuf, StoreError> {
     let dir = paths.reviews();
-    std::fs::create_dir_all(&dir).map_err(|source| StoreError::Write {
+    crate::fsutil::create_dir_no_links(&paths.dir, &dir).map_err(|source| StoreError::Write {
         file: dir.display().to_string(),
         source,
     })?;
@@ -357,7 +394,7 @@ fn write_report(
             format!("{stem}_{n}.md")
         };
         let path = dir.join(name);
-        if !path.exists() {
+        if std::fs::symlink_metadata(&path).is_err() {
             super::lock::write_file(&path, &text)?;
             return Ok(path);
         }
@@ -434,6 +471,7 @@ mod tests {
             final_boss: None,
             stats: Default::default(),
             warnings: vec![],
+            memory: Default::default(),
         }
     }
 

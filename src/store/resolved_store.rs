@@ -120,14 +120,21 @@ impl StoreFile {
 
 /// Reads the store; a missing file is an empty store.
 pub fn load(path: &Path) -> Result<StoreFile, StoreError> {
-    match std::fs::read(path) {
+    match read_store_file(path) {
         Ok(bytes) => parse(&bytes, path),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(StoreFile::default()),
-        Err(source) => Err(StoreError::Read {
-            file: path.display().to_string(),
-            source,
-        }),
+        Err(source) => Err(StoreError::read(path, source)),
     }
+}
+
+/// Reads a file of the store folder: a regular file (never through a
+/// symlink, never a FIFO or device) of bounded size.
+pub fn read_store_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    crate::fsutil::read_regular(
+        path,
+        crate::fsutil::MAX_STORE_FILE_BYTES,
+        crate::fsutil::Links::Refuse,
+    )
 }
 
 #[derive(Deserialize)]

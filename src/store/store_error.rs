@@ -40,6 +40,10 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    /// A symlink, FIFO, device or oversized file where a store file should
+    /// be: refused, never followed or overwritten.
+    #[error("{file} {why} (left untouched)")]
+    Unsafe { file: String, why: String },
     #[error("cannot lock {file}")]
     Lock {
         file: String,
@@ -68,6 +72,22 @@ impl StoreError {
             line: e.line(),
             column: e.column(),
             message,
+        }
+    }
+
+    /// A read error: `InvalidInput` from `fsutil::read_regular` (a link, a
+    /// FIFO, a device, too big) is `Unsafe`, anything else `Read`.
+    pub fn read(file: &std::path::Path, source: std::io::Error) -> StoreError {
+        if source.kind() == std::io::ErrorKind::InvalidInput {
+            StoreError::Unsafe {
+                file: file.display().to_string(),
+                why: source.to_string(),
+            }
+        } else {
+            StoreError::Read {
+                file: file.display().to_string(),
+                source,
+            }
         }
     }
 
