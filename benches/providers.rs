@@ -1,8 +1,12 @@
 //! Model-run benchmark against the local mock server (no network): five
 //! attackers, two evaluators, 30 concerns, rebuttals on, 200 ms latency per
 //! call. Prints wall time, sequential round trips, and calls and tokens per
-//! phase, next to the target (4 x 200 ms plus the same run at 0 ms latency).
-//! Run: `cargo bench --bench providers`.
+//! phase, and the share of prompt text in a prefix identical to an earlier
+//! call (what a provider's prompt cache serves), next to the target
+//! (4 x 200 ms plus the same run at 0 ms latency).
+//! Run: `cargo bench --bench providers`. The issue-13 workload (photo-upload
+//! spec against benches/mock_llm.py, the real binary) is
+//! `scripts/bench_mock.sh`.
 
 #[path = "../tests/support/mock_llm.rs"]
 mod mock_llm;
@@ -10,9 +14,9 @@ mod mock_llm;
 use gauntlet::catalog::Catalog;
 use gauntlet::filter::NoFilter;
 use gauntlet::pipeline::RunOptions;
-use gauntlet::provider::litellm::LitellmProvider;
+use gauntlet::provider::model_run::api_provider;
 use gauntlet::provider::selection::SystemProbe;
-use gauntlet::provider::{ModelName, ModelRun, ModelSettings, Provider, ProviderKind};
+use gauntlet::provider::{ModelName, ModelRun, ModelSettings, ProviderKind};
 use gauntlet::spec::Spec;
 use mock_llm::{Api, Kind, MockServer, Reply};
 use std::collections::BTreeMap;
@@ -58,14 +62,26 @@ fn reply(prompt: &str) -> String {
                 .collect();
             format!(r#"{{"votes": [{}]}}"#, votes.join(", "))
         }
-        Kind::Rebuttal => {
-            if mock_llm::concern_title(prompt).ends_with(" 1") {
-                "CHALLENGED: line 7 does not address it.".into()
-            } else {
-                "ACCEPTED: fair.".into()
-            }
+        Kind::Rebuttal => mock_llm::rebuttal_concerns(prompt)
+            .iter()
+            .map(|(id, title)| {
+                if title.ends_with(" 1") {
+                    format!("[{id}] CHALLENGED: line 7 does not address it.")
+                } else {
+                    format!("[{id}] ACCEPTED: fair.")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Kind::Adjudicate => {
+            let decisions: Vec<String> = mock_llm::adjudication_concerns(prompt)
+                .iter()
+                .map(|(id, _)| {
+                    format!(r#"{{"id": "{id}", "outcome": "overturned", "reasoning": "line 7 is silent"}}"#)
+                })
+                .collect();
+            format!(r#"{{"decisions": [{}]}}"#, decisions.join(", "))
         }
-        Kind::Adjudicate => r#"{"outcome": "overturned", "reasoning": "line 7 is silent"}"#.into(),
         _ => r#"{"verdict": "PASS", "findings": []}"#.into(),
     }
 }
@@ -73,6 +89,8 @@ fn reply(prompt: &str) -> String {
 struct Measured {
     wall: Duration,
     rounds: usize,
+    /// Share of prompt characters in a prefix identical to an earlier call.
+    cached_share: f64,
     per_phase: BTreeMap<&'static str, (u64, u64, u64)>,
     statuses: BTreeMap<String, usize>,
 }
@@ -115,12 +133,7 @@ fn measure(rt: &tokio::runtime::Runtime, latency: Duration, max_concurrency: u32
             RunOptions::default(),
             false,
             &SystemProbe,
-            &mut |m, _| {
-                Ok(
-                    Arc::new(LitellmProvider::new(m, None, Some(base.clone()), 120))
-                        as Arc<dyn Provider>,
-                )
-            },
+            &mut |m, _| Ok(api_provider(m, None, Some(base.clone()), 120)),
         )
         .unwrap();
     let spec = Spec::parse(None, spec_text());
@@ -141,8 +154,12 @@ fn measure(rt: &tokio::runtime::Runtime, latency: Duration, max_concurrency: u32
         chain.push(before + 1);
     }
     let rounds = chain.into_iter().max().unwrap_or(0);
+    let requests = server.requests();
+    let shared: usize = requests.iter().map(|r| r.shared_prefix).sum();
+    let all: usize = requests.iter().map(|r| r.cache_key().chars().count()).sum();
+    let cached_share = shared as f64 / all.max(1) as f64;
     let mut per_phase = BTreeMap::new();
-    for r in server.requests() {
+    for r in requests {
         let e = per_phase
             .entry(phase_name(mock_llm::kind(&r.prompt)))
             .or_insert((0, 0, 0));
@@ -157,6 +174,7 @@ fn measure(rt: &tokio::runtime::Runtime, latency: Duration, max_concurrency: u32
     Measured {
         wall,
         rounds,
+        cached_share,
         per_phase,
         statuses,
     }
@@ -203,6 +221,7 @@ fn main() {
             s.as_secs_f64() / target.as_secs_f64()
         );
         println!("sequential round trips: {}", m.rounds);
+        println!("cached-prefix share: {:.1}%", m.cached_share * 100.0);
         println!("statuses: {:?}", m.statuses);
         println!(
             "  {:<16} {:>6} {:>12} {:>12}",

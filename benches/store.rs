@@ -497,6 +497,8 @@ fn bench_history(c: &mut Criterion) {
         final_boss: None,
         stats: Default::default(),
         warnings: vec![],
+        nuances: None,
+        complexity: None,
         memory: Default::default(),
     };
     g.bench_function(

@@ -24,6 +24,7 @@ pub fn run(
             crate::store::commands::run_adversary_stats(&args, out)
         }
         Some(Command::Review(args)) => crate::review::run(&args, out),
+        Some(Command::Nuances(args)) => crate::nuance::command::run(&args, out),
         Some(Command::Runs(args)) => crate::runs::run(&args, out),
         Some(Command::Completions(args)) => crate::shell_docs::completions(args.shell, out),
         Some(Command::Man(args)) => crate::shell_docs::man(args.command.as_deref(), out),
@@ -45,6 +46,12 @@ pub fn run_spec(
     for w in &loaded.warnings {
         events(Event::Warning(w.clone()));
     }
+    // Issue 10: the complexity level for this spec (and --suggest).
+    let assessment = crate::triage::assess_run(&config.options, &loaded.spec);
+    if args.suggest {
+        return crate::suggest::run(&config, &assessment, &loaded.spec, args.format, out);
+    }
+    events(Event::Note(crate::triage::describe(&assessment)));
     if args.dry_run {
         for n in &config.models.settings.notes {
             events(Event::Note(n.clone()));
@@ -52,18 +59,31 @@ pub fn run_spec(
         let plan = crate::provider::plan::Plan::estimate(
             &config.models.settings,
             &config.catalog,
-            &config.options,
-            config.final_boss,
+            &crate::triage::options_for(&config.options, &assessment, &loaded.spec),
+            config.final_boss || assessment.level == crate::triage::Level::Thorough,
             &loaded.spec,
         );
         plan.write(&config.models.settings, out)
+            .and_then(|_| {
+                crate::level_cost::write(
+                    &crate::level_cost::estimate(&config, &loaded.spec),
+                    &assessment,
+                    out,
+                )
+            })
             .map_err(|source| RunError::Write {
                 path: "<stdout>".to_string(),
                 source,
             })?;
         return Ok(crate::exit_code::PASS);
     }
-    let gauntlet = config.gauntlet()?;
+    let gauntlet = crate::triage::apply(&config.gauntlet()?, &assessment, &loaded.spec);
+    if assessment.level == crate::triage::Level::Thorough && gauntlet.final_boss.is_none() {
+        events(Event::Warning(
+            "complexity thorough: the final boss model cannot be used (see --final-boss-model); running without it"
+                .to_string(),
+        ));
+    }
     let persistence = config.persistence(args.run.no_store)?;
     let mut verdict = if config.is_offline() {
         gauntlet.run_blocking(&loaded.spec, persistence.filter(), events)

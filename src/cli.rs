@@ -48,6 +48,7 @@ impl Cli {
             | Some(Command::History(_))
             | Some(Command::AdversaryStats(_))
             | Some(Command::Review(_))
+            | Some(Command::Nuances(_))
             | Some(Command::Runs(_))
             | Some(Command::Completions(_))
             | Some(Command::Man(_))
@@ -69,6 +70,9 @@ pub enum Command {
     AdversaryStats(crate::store::args::AdversaryStatsArgs),
     /// Review every spec in folders: progress, a report per spec, a summary.
     Review(Box<crate::review::ReviewArgs>),
+    /// Show which technologies a spec uses, the nuances that would apply
+    /// and which offline nuance checks would fire (nothing is run).
+    Nuances(crate::nuance::command::NuancesArgs),
     /// Saved runs under .adversarial-spec/runs/: list them, show one.
     Runs(crate::runs::RunsArgs),
     /// Print a shell completion script (e.g. `gauntlet completions bash`).
@@ -130,6 +134,11 @@ pub struct SpecArgs {
     /// Print the plan (models per role, estimated calls and tokens) and call nothing.
     #[arg(long)]
     pub dry_run: bool,
+
+    /// Print the suggested adversaries, complexity and models for the spec
+    /// (text, or JSON with --format json) and run nothing.
+    #[arg(long)]
+    pub suggest: bool,
 
     #[command(flatten)]
     pub run: RunArgs,

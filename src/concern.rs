@@ -221,6 +221,9 @@ pub struct Concern {
     /// The attacker's confidence that this is a real gap (0 to 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
+    /// The technology nuance an offline nuance check cites (issue 10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nuance: Option<crate::nuance::Citation>,
     /// The evaluators' votes were split (not unanimous): worth a deeper look.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub contested_vote: bool,
@@ -251,8 +254,29 @@ impl Concern {
             rule: raw.rule,
             subject: raw.subject,
             confidence: raw.confidence,
+            nuance: None,
             contested_vote: false,
         }
+    }
+
+    /// Same detail, ignoring case, spacing and punctuation.
+    pub fn same_detail(&self, other: &Concern) -> bool {
+        normalise_key(&self.detail) == normalise_key(&other.detail)
+    }
+
+    /// This concern with an id and fingerprint that also cover its detail:
+    /// for a model concern that reuses the title of a different concern of
+    /// the same adversary and section, so neither is lost.
+    pub fn with_detail_in_id(mut self) -> Concern {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        h.update(self.fingerprint.as_bytes());
+        h.update([0]);
+        h.update(normalise_key(&self.detail).as_bytes());
+        self.fingerprint = hex(&h.finalize());
+        let prefix = self.id.split('-').next().unwrap_or_default().to_string();
+        self.id = format!("{prefix}-{}", &self.fingerprint[..8]);
+        self
     }
 
     /// The dismissing votes' reasoning, joined: what gets saved as the explanation.

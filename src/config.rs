@@ -20,7 +20,17 @@ pub struct Config {
 
 impl Config {
     pub fn from_args(args: &RunArgs) -> Result<Config, Error> {
-        let catalog = Catalog::load(args.personas_dir.as_deref(), args.protocols_dir.as_deref())?;
+        let mut catalog =
+            Catalog::load(args.personas_dir.as_deref(), args.protocols_dir.as_deref())?;
+        // Issue 10: nuances load with the data; their checks join the personas' rules.
+        let nuances = crate::nuance::load(&crate::nuance::NuanceOptions {
+            disabled: args.no_nuances,
+            extra: args.nuances.clone(),
+            project_root: crate::nuance::command::project_root(),
+        })?;
+        if let Some(set) = &nuances {
+            crate::nuance::check::extend_catalog(&mut catalog, set)?;
+        }
         let adversaries = resolve_adversaries(&catalog, &args.adversaries)?;
         // A store folder planted as a symlink is refused (exit 3) before
         // anything reads it (config.toml) or writes to it (runs/).
@@ -37,6 +47,15 @@ impl Config {
                 batch_size: args.batch_size as usize,
                 rebuttals: !args.no_rebuttals,
                 fail_on: args.fail_on.into(),
+                nuances: nuances.map(Arc::new),
+                complexity: crate::triage::Request {
+                    level: crate::triage::requested_level(args.complexity),
+                    explicit_adversaries: !args.adversaries.is_empty()
+                        && args.adversaries.iter().any(|a| a.trim() != "all"),
+                    explicit_rebuttals: args.no_rebuttals,
+                    explicit_final_boss: args.final_boss || args.final_boss_model.is_some(),
+                },
+                assessment: None,
                 allow_deferred: args.allow_deferred,
                 fresh_eyes: args.fresh_eyes,
                 rounds: args.rounds,
@@ -65,8 +84,26 @@ impl Config {
     /// The roles this run uses: the offline engine, or models where the
     /// model settings name them (`provider::ModelRun`).
     pub fn gauntlet(&self) -> Result<crate::pipeline::Gauntlet, Error> {
-        self.models
-            .gauntlet(self.catalog.clone(), self.options.clone(), self.final_boss)
+        // A final boss is built whenever the level may be thorough;
+        // `triage::gauntlet_for` drops it for a spec that is not.
+        let may_be_thorough = matches!(
+            self.options.complexity.level,
+            None | Some(crate::triage::Level::Thorough)
+        );
+        let built = self.models.gauntlet(
+            self.catalog.clone(),
+            self.options.clone(),
+            self.final_boss || may_be_thorough,
+        );
+        match built {
+            // The final boss model may be unusable (no key) when nobody asked
+            // for it: the run goes on without it (app.rs warns at thorough).
+            Err(_) if may_be_thorough && !self.final_boss => {
+                self.models
+                    .gauntlet(self.catalog.clone(), self.options.clone(), false)
+            }
+            other => other,
+        }
     }
 
     /// True when every role runs on the offline engine (no I/O, so batch

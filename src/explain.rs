@@ -57,6 +57,9 @@ pub struct ConcernExplanation {
     pub status: String,
     pub lines: Option<(usize, usize)>,
     pub rule: Option<String>,
+    /// The technology nuance the rule cites, with its file and line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nuance: Option<crate::nuance::Citation>,
     /// Trigger matches of the rule inside the concern's lines.
     pub triggers: Vec<LineRef>,
     pub detail: String,
@@ -219,6 +222,7 @@ fn concern(spec: &Spec, catalog: &Catalog, c: &Concern) -> ConcernExplanation {
         status: c.status.as_str().to_string(),
         lines: c.lines,
         rule: c.rule.clone(),
+        nuance: c.nuance.clone(),
         triggers,
         detail: c.detail.clone(),
         evaluators,
@@ -349,6 +353,16 @@ pub fn write_text(e: &Explanation, out: &mut dyn Write) -> io::Result<()> {
                     .unwrap_or_else(|| "whole document".to_string()),
                 c.rule.as_deref().unwrap_or("(none)")
             )?;
+            if let Some(n) = &c.nuance {
+                writeln!(
+                    out,
+                    "nuance: {} ({}:{}): {}",
+                    crate::nuance::command::plain(&n.technology),
+                    crate::nuance::command::plain(&n.source),
+                    n.line,
+                    crate::nuance::command::plain(&n.nuance)
+                )?;
+            }
             writeln!(out, "\nWhy it was raised")?;
             if c.triggers.is_empty() {
                 writeln!(

@@ -101,6 +101,7 @@ fn machine_output(cli: &gauntlet::cli::Cli) -> bool {
         // Generated scripts and roff, from our own clap definitions.
         Some(Command::Completions(_)) | Some(Command::Man(_)) => true,
         Some(Command::Explain(_)) => false,
+        Some(Command::Nuances(n)) => n.format == Format::Json,
     }
 }
 

@@ -131,6 +131,19 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECS")]
     pub deadline: Option<u64>,
 
+    /// Add a technology nuance file (repeatable); NUANCES.md at the project
+    /// root and the built-in nuances are read too.
+    #[arg(long = "nuances", value_name = "PATH")]
+    pub nuances: Vec<PathBuf>,
+
+    /// Do not read any nuance file: no divergence checklist, no nuance checks.
+    #[arg(long)]
+    pub no_nuances: bool,
+
+    /// How much gauntlet a spec gets: auto reads its size and risk signals.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub complexity: crate::triage::ComplexityArg,
+
     /// Let concerns the evaluators deferred pass (by default each one fails
     /// the run with a "needs a decision" line).
     #[arg(long)]

@@ -12,6 +12,10 @@ pub struct Usage {
     pub calls: u64,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Of `input_tokens`, those the provider reports it read from its prompt
+    /// cache (priced at the cached rate). 0 when the provider says nothing.
+    #[serde(default)]
+    pub cached_input_tokens: u64,
     pub cost_usd: f64,
     /// True when any token count was estimated (chars / 4) rather than reported.
     #[serde(default)]
@@ -29,6 +33,7 @@ impl AddAssign<&Usage> for Usage {
         self.calls += o.calls;
         self.input_tokens += o.input_tokens;
         self.output_tokens += o.output_tokens;
+        self.cached_input_tokens += o.cached_input_tokens;
         self.cost_usd += o.cost_usd;
         self.estimated |= o.estimated;
     }
@@ -42,6 +47,9 @@ pub struct ModelStats {
     pub calls: u64,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Input tokens read from the provider's prompt cache.
+    #[serde(default)]
+    pub cached_input_tokens: u64,
     pub tokens: u64,
     pub cost_usd: f64,
     pub estimated: bool,
@@ -52,6 +60,7 @@ impl ModelStats {
         self.calls += u.calls;
         self.input_tokens += u.input_tokens;
         self.output_tokens += u.output_tokens;
+        self.cached_input_tokens += u.cached_input_tokens;
         self.tokens += u.tokens();
         self.cost_usd += u.cost_usd;
         self.estimated |= u.estimated;
@@ -202,6 +211,7 @@ impl AddAssign<&RunStats> for RunStats {
             m.calls += v.calls;
             m.input_tokens += v.input_tokens;
             m.output_tokens += v.output_tokens;
+            m.cached_input_tokens += v.cached_input_tokens;
             m.tokens += v.tokens;
             m.cost_usd += v.cost_usd;
             m.estimated |= v.estimated;
@@ -226,6 +236,7 @@ mod tests {
                 calls: 1,
                 input_tokens: 10,
                 output_tokens: 5,
+                cached_input_tokens: 4,
                 cost_usd: 0.5,
                 estimated: false,
             },
@@ -238,6 +249,7 @@ mod tests {
                 calls: 1,
                 input_tokens: 1,
                 output_tokens: 1,
+                cached_input_tokens: 0,
                 cost_usd: 0.25,
                 estimated: true,
             },
@@ -248,6 +260,7 @@ mod tests {
         let m = &a.models["attack:m"];
         assert_eq!(m.calls, 3);
         assert_eq!(m.tokens, 32);
+        assert_eq!(m.cached_input_tokens, 8);
         assert!(m.estimated);
         assert!((a.cost_usd - 1.25).abs() < 1e-9);
     }

@@ -76,6 +76,12 @@ pub struct Verdict {
     pub stats: RunStats,
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// Technologies detected and nuances applied (absent when none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nuances: Option<crate::nuance::NuanceReport>,
+    /// The complexity level the run used and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub complexity: Option<crate::triage::Assessment>,
     /// Carry-forward, decisions, fresh eyes and rounds (issue 11), at the
     /// top level of the JSON.
     #[serde(flatten)]

@@ -355,7 +355,7 @@ async fn a_hanging_cli_is_killed_at_the_timeout() {
     let req = CompletionRequest {
         system: String::new(),
         prompt: "hello".into(),
-        max_tokens: None,
+        ..CompletionRequest::default()
     };
     let r = tokio::time::timeout(Duration::from_millis(800), p.complete(&req)).await;
     assert!(r.is_err(), "the fake hangs, so the call must time out");

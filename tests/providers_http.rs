@@ -8,10 +8,10 @@ use gauntlet::catalog::Catalog;
 use gauntlet::concern::Status;
 use gauntlet::filter::NoFilter;
 use gauntlet::pipeline::RunOptions;
-use gauntlet::provider::litellm::LitellmProvider;
+use gauntlet::provider::model_run::api_provider;
 use gauntlet::provider::retry::RetryPolicy;
 use gauntlet::provider::selection::SystemProbe;
-use gauntlet::provider::{ModelName, ModelRun, ModelSettings, Provider, ProviderKind};
+use gauntlet::provider::{ModelName, ModelRun, ModelSettings, ProviderKind};
 use gauntlet::spec::Spec;
 use gauntlet::verdict::{Outcome, Verdict};
 use std::sync::Arc;
@@ -87,18 +87,36 @@ fn good(prompt: &str, style: Style) -> String {
                 }
             }
         }
-        Kind::Rebuttal => {
-            if mock_llm::concern_title(prompt).starts_with("paranoid_security") {
-                "CHALLENGED: line 7 says nothing about verifying the sender.".to_string()
-            } else {
-                "ACCEPTED: the retry at line 7 covers it.".to_string()
+        Kind::Rebuttal => mock_llm::rebuttal_concerns(prompt)
+            .iter()
+            .map(|(id, title)| {
+                if title.starts_with("paranoid_security") {
+                    format!("[{id}] CHALLENGED: line 7 says nothing about verifying the sender.")
+                } else {
+                    format!("[{id}] ACCEPTED: the retry at line 7 covers it.")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Kind::Adjudicate => {
+            let ids = mock_llm::adjudication_concerns(prompt);
+            match style {
+                Style::Prose => ids
+                    .iter()
+                    .map(|(id, _)| format!("{id}: OVERTURNED: the challenge is right."))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                _ => format!(
+                    r#"{{"decisions": [{}]}}"#,
+                    ids.iter()
+                        .map(|(id, _)| format!(
+                            r#"{{"id": "{id}", "outcome": "overturned", "reasoning": "line 7 does not verify the sender"}}"#
+                        ))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
             }
         }
-        Kind::Adjudicate => match style {
-            Style::Prose => "OVERTURNED: the challenge is right.".to_string(),
-            _ => r#"{"outcome": "overturned", "reasoning": "line 7 does not verify the sender"}"#
-                .to_string(),
-        },
         Kind::FinalBoss => r#"{"verdict": "PASS", "findings": []}"#.to_string(),
         Kind::Unknown => "???".to_string(),
     }
@@ -139,10 +157,7 @@ async fn run_with(
         .gauntlet_with(catalog, options, false, &SystemProbe, &mut |m, _| {
             let key = matches!(m.kind, ProviderKind::Anthropic | ProviderKind::OpenAi)
                 .then(|| "sk-test-key-123456".to_string());
-            Ok(
-                Arc::new(LitellmProvider::new(m, key, Some(base.clone()), timeout))
-                    as Arc<dyn Provider>,
-            )
+            Ok(api_provider(m, key, Some(base.clone()), timeout))
         })
         .unwrap();
     let spec = Spec::parse(Some("spec.md".into()), spec_text.to_string());
@@ -254,12 +269,12 @@ async fn garbage_then_a_good_repair() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn rate_limited_with_retry_after_then_success() {
+async fn openai_compatible_honours_retry_after() {
     let server = MockServer::start(Api::OpenAi, |r, n| {
         if n == 0 {
             Reply::Raw {
                 status: 429,
-                headers: vec![("retry-after".into(), "1".into())],
+                headers: vec![("retry-after".into(), "2".into())],
                 body: r#"{"error": {"message": "slow down", "type": "rate_limit"}}"#.into(),
             }
         } else {
@@ -271,11 +286,34 @@ async fn rate_limited_with_retry_after_then_success() {
     let (v, _) = run_with(&server, ProviderKind::OpenAiCompatible, SPEC, |_| {}).await;
     assert_expected(&v);
     assert_eq!(server.count(), 7, "one retried call");
-    // Our backoff base is 20 ms, so only the 429 rule explains a 1 s wait:
-    // the Retry-After value when the provider surfaces it, else the 1 s floor
-    // (litellm-rs 0.9.0 drops this header on the OpenAI-compatible path).
+    // Our backoff base is 20 ms and the floor for a 429 without Retry-After
+    // is 1 s: only the header explains a wait of 2 s. (Lower bound only.)
     assert!(
-        t.elapsed() >= Duration::from_millis(950),
+        t.elapsed() >= Duration::from_millis(1950),
+        "{:?}",
+        t.elapsed()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anthropic_honours_retry_after_too() {
+    let server = MockServer::start(Api::Anthropic, |r, n| {
+        if n == 0 {
+            Reply::Raw {
+                status: 429,
+                headers: vec![("retry-after".into(), "2".into())],
+                body: r#"{"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}"#.into(),
+            }
+        } else {
+            Reply::Text(good(&r.prompt, Style::Json))
+        }
+    })
+    .await;
+    let t = Instant::now();
+    let (v, _) = run_with(&server, ProviderKind::Anthropic, SPEC, |_| {}).await;
+    assert_expected(&v);
+    assert!(
+        t.elapsed() >= Duration::from_millis(1950),
         "{:?}",
         t.elapsed()
     );
@@ -320,8 +358,9 @@ async fn a_reply_slower_than_the_timeout_defers_and_is_incomplete() {
     assert!(v.concerns.iter().all(|c| c.status == Status::Deferred));
     assert_eq!(v.stats.evaluation.abstentions, 4);
     assert_eq!(v.verdict, Outcome::Incomplete);
+    // The message names the timeout that was set, never "after 0s".
     assert!(
-        v.warnings.iter().any(|w| w.contains("timed out")),
+        v.warnings.iter().any(|w| w.contains("timed out after 1s")),
         "{:?}",
         v.warnings
     );
@@ -399,10 +438,18 @@ async fn secrets_never_reach_the_server() {
         for secret in [secret_key, "hunter2pass", pem] {
             assert!(!b.contains(secret), "{secret} was sent");
         }
+    }
+    // Three secrets in every prompt that carries the whole spec (rebuttals
+    // carry only the lines they cite, far from the secrets).
+    let with_spec = bodies
+        .iter()
+        .filter(|b| b.contains("=== SPEC START ==="))
+        .count();
+    assert_eq!(with_spec, 4, "2 attacks, 1 evaluation, 1 adjudication");
+    for b in bodies.iter().filter(|b| b.contains("=== SPEC START ===")) {
         assert!(b.contains("[REDACTED_API_KEY]"));
     }
-    // Three secrets in every one of the 6 prompts (each carries the spec).
-    assert_eq!(run.redacted(), 3 * bodies.len());
+    assert_eq!(run.redacted(), 3 * with_spec);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -429,4 +476,331 @@ async fn openai_provider_with_a_local_base_url() {
     // The key goes in the header only, never in what is saved or sent as text.
     assert!(reqs.iter().all(|r| !r.body.contains("sk-test-key-123456")));
     assert!(v.stats.cost_usd > 0.0);
+}
+
+/// The shared start of every prompt that carries the whole spec.
+fn spec_prefix(prompt: &str) -> &str {
+    let end = prompt.find("=== SPEC END ===").expect("the spec") + "=== SPEC END ===".len();
+    &prompt[..end]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompts_are_cache_first_with_one_identical_prefix() {
+    let (_, server) = openai(Style::Json).await;
+    let reqs = server.requests();
+    let with_spec: Vec<_> = reqs
+        .iter()
+        .filter(|r| r.prompt.contains("=== SPEC START ==="))
+        .collect();
+    assert_eq!(with_spec.len(), 4, "attacks, evaluation, adjudication");
+    let first = spec_prefix(&with_spec[0].prompt);
+    for r in &with_spec {
+        // The same system text and the same spec block open every call...
+        assert_eq!(r.system, with_spec[0].system);
+        assert!(r.prompt.starts_with(first), "{}", r.prompt);
+        // ...and the role's instructions come after the spec.
+        let spec_end = first.len();
+        for marker in [
+            "Raise every concern",
+            "Concerns (vote on each, by id)",
+            "You are the final adjudicator",
+            "as the adversary `",
+        ] {
+            if let Some(i) = r.prompt.find(marker) {
+                assert!(i > spec_end, "{marker} before the spec");
+            }
+        }
+    }
+    // Every call after the first reuses a prefix at least as long as the
+    // system text and the spec.
+    let spec_chars = with_spec[0].system.chars().count() + first.chars().count();
+    for r in &with_spec[1..] {
+        assert!(
+            r.shared_prefix >= spec_chars,
+            "{} < {spec_chars}",
+            r.shared_prefix
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rebuttals_get_the_cited_lines_not_the_whole_spec() {
+    let spec = format!("{SPEC}\n## Appendix\n\nThe appendix mentions zebra migrations.\n");
+    let server = MockServer::start(Api::OpenAi, |r, _| {
+        Reply::Text(good(&r.prompt, Style::Json))
+    })
+    .await;
+    let (v, _) = run_with(&server, ProviderKind::OpenAiCompatible, &spec, |_| {}).await;
+    assert_expected(&v);
+    let reqs = server.requests();
+    let rebuttals: Vec<_> = reqs
+        .iter()
+        .filter(|r| mock_llm::kind(&r.prompt) == Kind::Rebuttal)
+        .collect();
+    assert_eq!(rebuttals.len(), 2, "one per adversary");
+    for r in &rebuttals {
+        assert!(!r.prompt.contains("=== SPEC START ==="));
+        assert!(!r.prompt.contains("zebra migrations"), "{}", r.prompt);
+        // The concern's line 7, the dismissal, and the section heading.
+        assert!(
+            r.prompt.contains("0007|Events are stored in Postgres"),
+            "{}",
+            r.prompt
+        );
+        assert!(r.prompt.contains("0003|## Design"), "{}", r.prompt);
+        assert!(r.prompt.contains("see line 7"), "the dismissal reasoning");
+        // Spec text stays between delimiters the system prompt names as data.
+        assert!(
+            r.prompt
+                .contains("=== SPEC START (excerpt) ===\n0003|## Design")
+        );
+    }
+    // The attackers did see the whole spec.
+    assert!(reqs.iter().any(
+        |r| mock_llm::kind(&r.prompt) == Kind::Attack && r.prompt.contains("zebra migrations")
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn adjudication_is_one_call_for_all_challenges() {
+    // Both adversaries challenge: two challenges, one adjudication call.
+    let server = MockServer::start(Api::OpenAi, |r, _| {
+        if mock_llm::kind(&r.prompt) == Kind::Rebuttal {
+            let lines: Vec<String> = mock_llm::rebuttal_concerns(&r.prompt)
+                .iter()
+                .map(|(id, _)| format!("[{id}] CHALLENGED: line 7 is silent on this."))
+                .collect();
+            Reply::Text(lines.join("\n"))
+        } else {
+            Reply::Text(good(&r.prompt, Style::Json))
+        }
+    })
+    .await;
+    let (v, _) = run_with(&server, ProviderKind::OpenAiCompatible, SPEC, |_| {}).await;
+    let adjudications: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|r| mock_llm::kind(&r.prompt) == Kind::Adjudicate)
+        .collect();
+    assert_eq!(adjudications.len(), 1);
+    assert_eq!(
+        mock_llm::adjudication_concerns(&adjudications[0].prompt).len(),
+        2
+    );
+    assert_eq!(v.stats.rebuttal.challenges, 2);
+    assert_eq!(v.stats.rebuttal.sustained, 2);
+    for t in ["paranoid_security false alarm", "burned_oncall false alarm"] {
+        assert_eq!(status_of(&v, t), Status::Reinstated);
+    }
+    // One call counted for the phase, however many concerns it decided.
+    let eval = v.stats.models.values().find(|m| m.role == "eval").unwrap();
+    assert_eq!(eval.calls, 2, "1 evaluation batch + 1 adjudication");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cached_input_tokens_are_counted() {
+    for api in [Api::OpenAi, Api::Anthropic] {
+        let server = MockServer::start(api, |r, _| Reply::Text(good(&r.prompt, Style::Json))).await;
+        let kind = if api == Api::OpenAi {
+            ProviderKind::OpenAi
+        } else {
+            ProviderKind::Anthropic
+        };
+        let (v, _) = run_with(&server, kind, SPEC, |run| {
+            if api == Api::OpenAi {
+                for m in [&mut run.settings.attack, &mut run.settings.final_boss] {
+                    m.model = "gpt-4o-mini".into();
+                }
+                run.settings.eval[0].model = "gpt-4o-mini".into();
+            }
+        })
+        .await;
+        assert_expected(&v);
+        let input: u64 = v.stats.models.values().map(|m| m.input_tokens).sum();
+        let cached: u64 = v.stats.models.values().map(|m| m.cached_input_tokens).sum();
+        // What the server said it served from cache, summed over the calls.
+        let reported: u64 = server
+            .requests()
+            .iter()
+            .map(|r| ((r.shared_prefix / 4) as u64).min((r.body.len() / 4) as u64))
+            .sum();
+        assert!(cached > 0 && cached < input, "{cached} of {input}");
+        assert_eq!(cached, reported);
+        if api == Api::Anthropic {
+            // Anthropic's input_tokens leaves the cached part out; ours has it.
+            let bodies: u64 = server
+                .requests()
+                .iter()
+                .map(|r| (r.body.len() / 4) as u64)
+                .sum();
+            assert_eq!(input, bodies);
+            // The spec block carries the cache breakpoint.
+            let b: serde_json::Value = serde_json::from_str(&server.requests()[0].body).unwrap();
+            let block = &b["messages"][0]["content"][0];
+            assert_eq!(block["cache_control"]["type"], "ephemeral");
+            assert!(block["text"].as_str().unwrap().contains("=== SPEC END ==="));
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn same_title_model_concerns_keep_distinct_ids() {
+    let server = MockServer::start(Api::OpenAi, |r, _| {
+        if mock_llm::kind(&r.prompt) == Kind::Attack {
+            Reply::Text(
+                r#"{"concerns": [
+                    {"title": "Unbounded retries", "detail": "the webhook retry has no cap", "severity": "high", "lines": [7, 7]},
+                    {"title": "Unbounded retries", "detail": "the Postgres writes are retried forever", "severity": "medium", "lines": [7, 7]},
+                    {"title": "Unbounded retries", "detail": "the webhook retry has no cap.", "severity": "high", "lines": [5, 5]}
+                ]}"#
+                .into(),
+            )
+        } else {
+            Reply::Text(good(&r.prompt, Style::Json))
+        }
+    })
+    .await;
+    let (v, _) = run_with(&server, ProviderKind::OpenAiCompatible, SPEC, |_| {}).await;
+    // Per adversary: the two different details survive under distinct ids;
+    // the true repeat (same detail) merges, widening the lines.
+    assert_eq!(
+        v.concerns.len(),
+        4,
+        "{:?}",
+        v.concerns
+            .iter()
+            .map(|c| (&c.id, &c.detail))
+            .collect::<Vec<_>>()
+    );
+    let mut ids: Vec<&str> = v.concerns.iter().map(|c| c.id.as_str()).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 4);
+    assert!(
+        v.concerns
+            .iter()
+            .any(|c| c.detail.contains("Postgres writes"))
+    );
+    let capped = v
+        .concerns
+        .iter()
+        .find(|c| c.adversary == "paranoid_security" && c.detail.contains("no cap"))
+        .unwrap();
+    assert_eq!(capped.lines, Some((5, 7)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attack_items_without_title_or_detail_are_repaired_then_fail() {
+    let server = MockServer::start(Api::OpenAi, |r, _| {
+        if mock_llm::kind(&r.prompt) == Kind::Attack {
+            Reply::Text(r#"{"concerns": [{"severity": "high", "lines": [5, 5]}]}"#.into())
+        } else {
+            Reply::Text(good(&r.prompt, Style::Json))
+        }
+    })
+    .await;
+    let (v, _) = run_with(&server, ProviderKind::OpenAiCompatible, SPEC, |_| {}).await;
+    let repairs = server
+        .requests()
+        .iter()
+        .filter(|r| mock_llm::is_repair(&r.prompt))
+        .count();
+    assert_eq!(repairs, 2, "one repair per persona");
+    assert_eq!(v.stats.attack.failed.len(), 2);
+    assert!(
+        v.warnings
+            .iter()
+            .any(|w| w.contains("neither a title nor a detail")),
+        "{:?}",
+        v.warnings
+    );
+    // Never a quiet pass.
+    assert_eq!(v.verdict, Outcome::Incomplete);
+}
+
+/// The upstream gap (docs/litellm-retry-after.md): litellm-rs 0.9.0's
+/// OpenAI-compatible chat path drops the `Retry-After` header of a 429,
+/// which is why `openai-compatible/` runs through our own HTTP calls. When
+/// this test fails, litellm has fixed it and the workaround can be revisited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn litellm_0_9_drops_retry_after_but_our_http_path_sees_it() {
+    use gauntlet::provider::litellm::LitellmProvider;
+    use gauntlet::provider::{CompletionRequest, Provider, ProviderError};
+    let server = MockServer::start(Api::OpenAi, |_, _| Reply::Raw {
+        status: 429,
+        headers: vec![("retry-after".into(), "4".into())],
+        body: r#"{"error": {"message": "slow down", "type": "rate_limit"}}"#.into(),
+    })
+    .await;
+    let request = CompletionRequest {
+        prompt: "hi".into(),
+        ..CompletionRequest::default()
+    };
+    // Gemini and Ollama lose it too (their native paths; base without /v1).
+    let root = server.base.trim_end_matches("/v1").to_string();
+    for (kind, model, base) in [
+        (ProviderKind::OpenAiCompatible, "m", server.base.clone()),
+        (ProviderKind::Gemini, "gemini-2.5-flash", root.clone()),
+        (ProviderKind::Ollama, "llama3", root.clone()),
+    ] {
+        let name = ModelName::new(kind, model);
+        let key = Some("AIzaSyTESTKEY0123456789abcdefghijklmnopq".to_string());
+        // litellm's Gemini client refuses a request timeout under its 10 s
+        // connect timeout.
+        let litellm = LitellmProvider::new(&name, key.clone(), Some(base.clone()), 30);
+        let e = litellm.complete(&request).await.unwrap_err();
+        // The header's 4 s is lost: nothing, or (Gemini) a 60 s guess made
+        // because the body mentions a rate limit.
+        assert!(
+            matches!(e, ProviderError::RateLimited { .. })
+                && e.retry_after() != Some(Duration::from_secs(4)),
+            "{kind:?}: {e:?}"
+        );
+        // Our HTTP path, for every API provider (Gemini and Ollama through
+        // their OpenAI-compatible endpoints).
+        let ours_base = if kind == ProviderKind::Gemini {
+            server.base.clone()
+        } else {
+            base
+        };
+        let ours = api_provider(&name, key, Some(ours_base), 5);
+        let e = ours.complete(&request).await.unwrap_err();
+        assert_eq!(
+            e.retry_after(),
+            Some(Duration::from_secs(4)),
+            "{kind:?}: {e:?}"
+        );
+    }
+    let paths: Vec<String> = server.requests().iter().map(|r| r.path.clone()).collect();
+    assert_eq!(
+        paths
+            .iter()
+            .filter(|p| p.as_str() == "/v1/chat/completions")
+            .count(),
+        4,
+        "{paths:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_reply_is_refused_not_read_into_memory() {
+    use gauntlet::provider::http_chat::MAX_REPLY_BYTES;
+    use gauntlet::provider::{CompletionRequest, ProviderError};
+    let server = MockServer::start(Api::OpenAi, |_, _| Reply::Raw {
+        status: 200,
+        headers: vec![],
+        body: "x".repeat(MAX_REPLY_BYTES + 1),
+    })
+    .await;
+    let name = ModelName::new(ProviderKind::OpenAiCompatible, "m");
+    let p = api_provider(&name, None, Some(server.base.clone()), 5);
+    let request = CompletionRequest {
+        prompt: "hi".into(),
+        ..CompletionRequest::default()
+    };
+    let e = p.complete(&request).await.unwrap_err();
+    assert!(
+        matches!(e, ProviderError::Fatal(ref m) if m.contains("larger than")),
+        "{e:?}"
+    );
 }

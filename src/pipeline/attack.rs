@@ -41,8 +41,18 @@ impl Gauntlet {
                 Ok(raws) => {
                     let mut raised = 0;
                     for raw in raws {
-                        let c = Concern::from_raw(&persona.name, &persona.prefix, raw);
+                        let mut c = Concern::from_raw(&persona.name, &persona.prefix, raw);
                         raised += 1;
+                        // Issue 12: a model that reuses one title for a
+                        // different concern (another detail) in the same
+                        // section keeps both, under distinct ids. Rule-based
+                        // concerns and true repeats still merge below.
+                        if let Some(&i) = index.get(&c.id)
+                            && c.rule.is_none()
+                            && !concerns[i].same_detail(&c)
+                        {
+                            c = c.with_detail_in_id();
+                        }
                         if let Some(&i) = index.get(&c.id) {
                             // The same concern raised twice: widen its lines.
                             let e: &mut Concern = &mut concerns[i];

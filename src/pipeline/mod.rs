@@ -35,6 +35,12 @@ pub struct RunOptions {
     pub batch_size: usize,
     pub rebuttals: bool,
     pub fail_on: Severity,
+    /// Technology nuances (`None`: --no-nuances or not loaded).
+    pub nuances: Option<Arc<crate::nuance::NuanceSet>>,
+    /// The complexity requested (`--complexity`) and the explicit flags.
+    pub complexity: crate::triage::Request,
+    /// The level this run uses, set per spec by `triage::gauntlet_for`.
+    pub assessment: Option<crate::triage::Assessment>,
     /// `--allow-deferred`: deferred concerns do not fail the run.
     pub allow_deferred: bool,
     /// `--fresh-eyes`: run the fresh-eyes gate last.
@@ -58,6 +64,9 @@ impl Default for RunOptions {
             batch_size: 15,
             rebuttals: true,
             fail_on: Severity::Low,
+            nuances: None,
+            complexity: Default::default(),
+            assessment: None,
             allow_deferred: false,
             fresh_eyes: false,
             rounds: 1,

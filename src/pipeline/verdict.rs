@@ -58,12 +58,16 @@ impl Gauntlet {
             final_boss: final_review,
             stats: run.stats,
             warnings: run.warnings,
+            nuances: None,
+            complexity: None,
             memory: crate::verdict::Memory {
                 allow_deferred: self.options.allow_deferred,
                 fresh_eyes,
                 ..Default::default()
             },
         };
+        // Issue 10: technologies, nuances applied, and the complexity level.
+        crate::nuance::finish_verdict(&mut verdict, spec, &self.options);
         verdict.verdict = if !run.incomplete.is_empty() {
             Outcome::Incomplete
         } else if verdict.failing() > 0 {

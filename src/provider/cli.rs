@@ -79,9 +79,9 @@ impl CliProvider {
                 _ => ProviderError::Fatal(format!("cannot start `{}`: {e}", self.program)),
             })?;
         let input = if request.system.is_empty() {
-            request.prompt.clone()
+            request.user_text()
         } else {
-            format!("{}\n\n{}", request.system, request.prompt)
+            format!("{}\n\n{}", request.system, request.user_text())
         };
         let mut stdin = child.stdin.take().expect("stdin piped");
         // Write concurrently with reading, so a large prompt cannot deadlock
@@ -126,6 +126,7 @@ impl CliProvider {
                         output_tokens: estimate_tokens(text.chars().count()),
                         cost_usd: 0.0,
                         estimated: true,
+                        ..Usage::default()
                     },
                     text,
                 })

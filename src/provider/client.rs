@@ -5,6 +5,7 @@
 //! and response. It never logs request URLs or API keys.
 
 use super::completion::{Completion, CompletionRequest, Provider, ProviderError};
+use super::limit::{Limit, Priority};
 use super::record::Recorder;
 use super::redact::redact_with;
 use super::retry::{RetryPolicy, retry};
@@ -12,7 +13,6 @@ use crate::stats::Usage;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-use tokio::sync::Semaphore;
 
 /// Settings shared by every client of a run.
 #[derive(Clone)]
@@ -43,8 +43,9 @@ impl Default for CallSettings {
 #[derive(Clone)]
 pub struct ModelClient {
     pub provider: Arc<dyn Provider>,
-    /// Shared by every client of the same provider (`--max-concurrency`).
-    pub limit: Arc<Semaphore>,
+    /// Shared by every client of the same provider (`--max-concurrency`);
+    /// waiting calls of later phases go first.
+    pub limit: Arc<Limit>,
     pub settings: CallSettings,
 }
 
@@ -56,7 +57,7 @@ pub struct CallOutcome {
 }
 
 impl ModelClient {
-    pub fn new(provider: Arc<dyn Provider>, limit: Arc<Semaphore>, settings: CallSettings) -> Self {
+    pub fn new(provider: Arc<dyn Provider>, limit: Arc<Limit>, settings: CallSettings) -> Self {
         ModelClient {
             provider,
             limit,
@@ -69,17 +70,25 @@ impl ModelClient {
     }
 
     /// One logical call: redact, wait for a slot, try (with retries), record.
-    /// `label` names the call in the saved run (`attack-paranoid_security`).
-    pub async fn call(&self, label: &str, request: CompletionRequest) -> CallOutcome {
+    /// `label` names the call in the saved run (`attack-paranoid_security`);
+    /// `priority` orders it among calls waiting for a slot.
+    pub async fn call(
+        &self,
+        label: &str,
+        priority: Priority,
+        request: CompletionRequest,
+    ) -> CallOutcome {
         let secrets = self.settings.secrets.as_slice();
         let system = redact_with(&request.system, secrets);
+        let context = redact_with(&request.context, secrets);
         let prompt = redact_with(&request.prompt, secrets);
-        let n = system.count + prompt.count;
+        let n = system.count + context.count + prompt.count;
         if n > 0 {
             self.settings.redacted.fetch_add(n, Ordering::Relaxed);
         }
         let request = CompletionRequest {
             system: system.text,
+            context: context.text,
             prompt: prompt.text,
             ..request
         };
@@ -88,11 +97,7 @@ impl ModelClient {
         let attempts = retry(&s.retry, s.deadline, |_| {
             let request = &request;
             async move {
-                let _permit = self
-                    .limit
-                    .acquire()
-                    .await
-                    .map_err(|_| ProviderError::Fatal("provider closed".into()))?;
+                let _permit = self.limit.acquire(priority).await;
                 let mut timeout = s.timeout;
                 if let Some(d) = s.deadline {
                     let left = d.saturating_duration_since(Instant::now());
@@ -101,13 +106,21 @@ impl ModelClient {
                     }
                     timeout = timeout.min(left);
                 }
+                // The message names the timeout the user set (`--timeout`),
+                // whichever layer noticed it first: ours, or the HTTP
+                // client's own, which knows no seconds.
+                let timed_out = ProviderError::Timeout {
+                    secs: s.timeout.as_secs().max(1),
+                };
                 match tokio::time::timeout(timeout, self.provider.complete(request)).await {
                     Ok(Ok(c)) if c.text.trim().is_empty() => Err(ProviderError::Empty),
+                    Ok(Err(ProviderError::Timeout { .. })) if timeout < s.timeout => {
+                        Err(ProviderError::Deadline)
+                    }
+                    Ok(Err(ProviderError::Timeout { .. })) => Err(timed_out),
                     Ok(r) => r,
                     Err(_) if timeout < s.timeout => Err(ProviderError::Deadline),
-                    Err(_) => Err(ProviderError::Timeout {
-                        secs: timeout.as_secs().max(1),
-                    }),
+                    Err(_) => Err(timed_out),
                 }
             }
         })
@@ -151,14 +164,14 @@ mod tests {
     use crate::provider::fake::FakeProvider;
 
     fn client(fake: Arc<FakeProvider>, permits: usize, settings: CallSettings) -> ModelClient {
-        ModelClient::new(fake, Arc::new(Semaphore::new(permits)), settings)
+        ModelClient::new(fake, Limit::new(permits), settings)
     }
 
     fn req(prompt: &str) -> CompletionRequest {
         CompletionRequest {
             system: "sys".into(),
             prompt: prompt.into(),
-            max_tokens: None,
+            ..CompletionRequest::default()
         }
     }
 
@@ -171,7 +184,11 @@ mod tests {
         };
         let c = client(fake.clone(), 1, settings.clone());
         let out = c
-            .call("t", req("password = hunter2hunter2 and literal-key-value"))
+            .call(
+                "t",
+                Priority::Attack,
+                req("password = hunter2hunter2 and literal-key-value"),
+            )
             .await;
         assert_eq!(out.result.unwrap().text, "ok");
         let seen = fake.received.lock().unwrap()[0].prompt.clone();
@@ -190,7 +207,10 @@ mod tests {
         let c = client(fake, 2, CallSettings::default());
         crate::provider::redact::redact("warm up the patterns");
         let t = Instant::now();
-        futures::future::join_all((0..4).map(|i| c.call("t", req(&i.to_string())))).await;
+        futures::future::join_all(
+            (0..4).map(|i| c.call("t", Priority::Attack, req(&i.to_string()))),
+        )
+        .await;
         // 4 calls, 2 at a time, 100 ms each: two waves.
         assert!(
             t.elapsed() >= Duration::from_millis(195),
@@ -210,7 +230,7 @@ mod tests {
         };
         let c = client(fake.clone(), 1, settings);
         let t = Instant::now();
-        let out = c.call("t", req("x")).await;
+        let out = c.call("t", Priority::Attack, req("x")).await;
         assert_eq!(out.result.unwrap_err(), ProviderError::Deadline);
         // The 5 s reply was not waited for, and never retried.
         assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
@@ -219,10 +239,45 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_timeout_names_the_configured_seconds() {
+        // The provider's own timeout knows no seconds (litellm says 0).
+        let fake = Arc::new(FakeProvider::new("fake/m", |_| {
+            Err(ProviderError::Timeout { secs: 0 })
+        }));
+        let settings = CallSettings {
+            timeout: Duration::from_secs(2),
+            retry: RetryPolicy {
+                max_retries: 0,
+                ..RetryPolicy::default()
+            },
+            ..CallSettings::default()
+        };
+        let out = client(fake, 1, settings)
+            .call("t", Priority::Attack, req("x"))
+            .await;
+        let e = out.result.unwrap_err();
+        assert_eq!(e, ProviderError::Timeout { secs: 2 });
+        assert_eq!(e.to_string(), "timed out after 2s");
+    }
+
+    #[tokio::test]
+    async fn the_shared_context_is_redacted_too() {
+        let fake = Arc::new(FakeProvider::new("fake/m", |_| Ok("ok".into())));
+        let c = client(fake.clone(), 1, CallSettings::default());
+        let request = CompletionRequest {
+            context: "api_key = abcdefghijklmnop0123456789\n".into(),
+            ..req("x")
+        };
+        c.call("t", Priority::Attack, request).await.result.unwrap();
+        let seen = fake.received.lock().unwrap()[0].context.clone();
+        assert!(!seen.contains("abcdefghijklmnop0123456789"), "{seen}");
+    }
+
+    #[tokio::test]
     async fn an_empty_reply_is_an_error() {
         let fake = Arc::new(FakeProvider::new("fake/m", |_| Ok("  \n".into())));
         let out = client(fake, 1, CallSettings::default())
-            .call("t", req("x"))
+            .call("t", Priority::Attack, req("x"))
             .await;
         assert_eq!(out.result.unwrap_err(), ProviderError::Empty);
     }

@@ -9,10 +9,20 @@ use futures::future::BoxFuture;
 use std::time::Duration;
 use thiserror::Error;
 
-/// One request to a model: a system prompt and a user prompt.
+/// One request to a model: a system prompt and a user message made of a
+/// shared `context` followed by the call's own `prompt`.
+///
+/// Cache-first layout: `system` and `context` (the numbered spec) are the
+/// same for every call of a run, so providers with prompt caching serve
+/// them from cache after the first call. A backend that sends one string
+/// sends `context` then `prompt` (`user_text`); the Anthropic backend marks
+/// the end of `context` as a cache breakpoint.
 #[derive(Debug, Clone, Default)]
 pub struct CompletionRequest {
     pub system: String,
+    /// The run-wide part of the user message (may be empty).
+    pub context: String,
+    /// The call's own instructions and data, after `context`.
     pub prompt: String,
     /// Upper bound on the reply length, when the backend supports one.
     pub max_tokens: Option<u32>,
@@ -21,7 +31,15 @@ pub struct CompletionRequest {
 impl CompletionRequest {
     /// Input size in characters (for chars/4 token estimates).
     pub fn chars(&self) -> usize {
-        self.system.chars().count() + self.prompt.chars().count()
+        self.system.chars().count() + self.context.chars().count() + self.prompt.chars().count()
+    }
+
+    /// The whole user message: `context` then `prompt`.
+    pub fn user_text(&self) -> String {
+        let mut s = String::with_capacity(self.context.len() + self.prompt.len());
+        s.push_str(&self.context);
+        s.push_str(&self.prompt);
+        s
     }
 }
 
@@ -44,6 +62,7 @@ pub enum ProviderError {
     },
     #[error("server error ({status}): {message}")]
     Server { status: u16, message: String },
+    /// `secs` is the per-call timeout that ran out (`--timeout`).
     #[error("timed out after {secs}s")]
     Timeout { secs: u64 },
     #[error("connection failed: {0}")]

@@ -65,6 +65,7 @@ impl Provider for FakeProvider {
                 output_tokens: estimate_tokens(text.chars().count()),
                 cost_usd: 0.0,
                 estimated: true,
+                ..Usage::default()
             };
             Ok(Completion { text, usage })
         })

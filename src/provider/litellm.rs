@@ -1,6 +1,9 @@
-//! API providers (OpenAI, Anthropic, Gemini, OpenRouter, Ollama, any
-//! OpenAI-compatible server) through litellm-rs 0.9, wrapped behind our
-//! `Provider` trait because its API moves between minor versions.
+//! litellm-rs 0.9: the price table (`cost`) for every API call, and a
+//! `Provider` through a litellm router for any API provider that
+//! `http_chat.rs` does not speak (none today: litellm-rs 0.9.0 drops
+//! `Retry-After` and cannot mark a cache breakpoint on a text block, see
+//! docs/litellm-retry-after.md), wrapped behind our `Provider` trait because
+//! its API moves between minor versions.
 //!
 //! Each provider builds its own litellm router on first use (never the
 //! process-global runtime), with the router's and the provider's retries
@@ -144,7 +147,7 @@ impl LitellmProvider {
         if !request.system.is_empty() {
             messages.push(litellm_rs::system_message(request.system.clone()));
         }
-        messages.push(litellm_rs::user_message(request.prompt.clone()));
+        messages.push(litellm_rs::user_message(request.user_text()));
         let options = CompletionOptions {
             max_tokens: request.max_tokens,
             temperature: Some(0.2),
@@ -178,6 +181,12 @@ impl LitellmProvider {
             Some(u) if u.prompt_tokens + u.completion_tokens > 0 => {
                 usage.input_tokens = u.prompt_tokens as u64;
                 usage.output_tokens = u.completion_tokens as u64;
+                usage.cached_input_tokens = u
+                    .prompt_tokens_details
+                    .as_ref()
+                    .and_then(|d| d.cached_tokens.or(d.cache_read_tokens))
+                    .map_or(0, u64::from)
+                    .min(usage.input_tokens);
             }
             _ => {
                 usage.input_tokens = super::completion::estimate_tokens(request.chars());
@@ -191,6 +200,8 @@ impl LitellmProvider {
 }
 
 /// Cost from litellm's price table; local servers and unknown models are $0.
+/// `cached_input_tokens` (a part of `input_tokens`) are priced at the
+/// model's cache-read rate when the table has one.
 pub fn cost(kind: ProviderKind, model: &str, usage: &Usage) -> f64 {
     let provider = match kind {
         ProviderKind::OpenAi => "openai",
@@ -199,10 +210,18 @@ pub fn cost(kind: ProviderKind, model: &str, usage: &Usage) -> f64 {
         ProviderKind::OpenRouter => "openrouter",
         _ => return 0.0,
     };
-    let tokens = litellm_rs::core::cost::types::UsageTokens::new(
+    let mut tokens = litellm_rs::core::cost::types::UsageTokens::new(
         usage.input_tokens.min(u32::MAX as u64) as u32,
         usage.output_tokens.min(u32::MAX as u64) as u32,
     );
+    if usage.cached_input_tokens > 0 {
+        tokens.cached_tokens = Some(
+            usage
+                .cached_input_tokens
+                .min(usage.input_tokens)
+                .min(u32::MAX as u64) as u32,
+        );
+    }
     litellm_rs::core::cost::calculator::generic_cost_per_token(model, &tokens, provider)
         .map(|b| b.total_cost)
         .unwrap_or(0.0)
@@ -235,7 +254,7 @@ pub fn is_private_url(url: &str) -> bool {
 static URL: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"https?://[^\s"')]+"#).unwrap());
 
 /// Removes URLs (which may carry a key in the query) and the key itself.
-fn scrub(message: &str, key: Option<&str>) -> String {
+pub(crate) fn scrub(message: &str, key: Option<&str>) -> String {
     let mut s = URL.replace_all(message, "<url>").into_owned();
     if let Some(k) = key.filter(|k| !k.is_empty()) {
         s = s.replace(k, "[REDACTED_API_KEY]");
@@ -244,6 +263,8 @@ fn scrub(message: &str, key: Option<&str>) -> String {
     s.chars().take(500).collect()
 }
 
+/// litellm's timeouts carry no seconds; `client.rs` puts in the timeout
+/// the user set, so `secs: 0` never reaches a message.
 fn classify(e: litellm_rs::LiteLLMError, key: Option<&str>) -> ProviderError {
     use litellm_rs::GatewayError as G;
     use litellm_rs::ProviderError as P;
@@ -359,8 +380,31 @@ mod tests {
             output_tokens: 0,
             cost_usd: 0.0,
             estimated: false,
+            ..Usage::default()
         };
         assert!(cost(ProviderKind::OpenAi, "gpt-4o-mini", &u) > 0.0);
         assert_eq!(cost(ProviderKind::Ollama, "llama3", &u), 0.0);
+    }
+
+    #[test]
+    fn cached_input_is_priced_at_the_cached_rate() {
+        let full = Usage {
+            calls: 1,
+            input_tokens: 1_000_000,
+            ..Usage::default()
+        };
+        let cached = Usage {
+            cached_input_tokens: 800_000,
+            ..full.clone()
+        };
+        for (kind, model) in [
+            (ProviderKind::OpenAi, "gpt-4o-mini"),
+            (ProviderKind::Anthropic, "claude-3-5-haiku-20241022"),
+        ] {
+            let (a, b) = (cost(kind, model, &full), cost(kind, model, &cached));
+            assert!(a > 0.0 && b > 0.0, "{model}: {a} {b}");
+            // 80% of the input at a cache rate of at most half price.
+            assert!(b < a * 0.65, "{model}: {a} {b}");
+        }
     }
 }

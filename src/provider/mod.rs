@@ -10,6 +10,8 @@ pub mod cli;
 pub mod client;
 pub mod completion;
 pub mod fake;
+pub mod http_chat;
+pub mod limit;
 pub mod litellm;
 pub mod model_name;
 pub mod model_roles;

@@ -58,7 +58,7 @@ impl ProviderKind {
         )
     }
 
-    /// Providers reached through litellm-rs.
+    /// Providers reached over an HTTP API (not a CLI, not offline).
     pub fn is_api(self) -> bool {
         !self.is_cli() && self != ProviderKind::Offline
     }

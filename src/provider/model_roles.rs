@@ -6,6 +6,7 @@
 
 use super::client::ModelClient;
 use super::completion::{CompletionRequest, ProviderError};
+use super::limit::Priority;
 use super::parse::{self, ParseError};
 use super::prompts;
 use crate::catalog::Catalog;
@@ -35,11 +36,20 @@ fn role_error(model: &str, e: &ProviderError) -> RoleError {
     }
 }
 
+/// Concerns of one adversary answered in one rebuttal call.
+pub const REBUTTAL_BATCH: usize = 8;
+/// Challenged dismissals decided in one adjudication call.
+pub const ADJUDICATION_BATCH: usize = 15;
+
 /// Calls the model and parses the reply; one repair request when the reply
-/// is empty or unreadable; after that the call has failed.
+/// is empty or unreadable; after that the call has failed. `context` is the
+/// run-wide start of the user message (the numbered spec, or empty); the
+/// repair request keeps it, so it is served from the prompt cache too.
 async fn ask<T>(
     client: &ModelClient,
     label: &str,
+    priority: Priority,
+    context: &str,
     prompt: String,
     format: &str,
     parse: impl Fn(&str) -> Result<T, ParseError>,
@@ -48,8 +58,10 @@ async fn ask<T>(
     let first = client
         .call(
             label,
+            priority,
             CompletionRequest {
                 system: prompts::SYSTEM.to_string(),
+                context: context.to_string(),
                 prompt: prompt.clone(),
                 max_tokens: None,
             },
@@ -67,8 +79,10 @@ async fn ask<T>(
     let second = client
         .call(
             &format!("{label}-repair"),
+            priority,
             CompletionRequest {
                 system: prompts::SYSTEM.to_string(),
+                context: context.to_string(),
                 prompt: prompts::repair(&prompt, &reply, &problem, format),
                 max_tokens: None,
             },
@@ -97,9 +111,69 @@ fn section_heading(spec: &Spec, lines: Option<(usize, usize)>) -> Option<String>
         .filter(|h| !h.is_empty())
 }
 
+/// Spreads the outcome of one batched call over the requests it answered,
+/// in order: the value found for each id, or an error naming what went
+/// wrong. The call's usage is counted once, on the first request.
+fn spread<T: Clone>(
+    client: &ModelClient,
+    ids: &[&str],
+    result: RoleResult<Vec<(String, T)>>,
+    what: &str,
+) -> Vec<RoleResult<T>> {
+    let mut usage = Some(result.usage);
+    let mut take = || usage.take().unwrap_or_default();
+    match result.value {
+        Ok(found) => ids
+            .iter()
+            .map(|id| match found.iter().find(|(f, _)| f == id) {
+                Some((_, v)) => RoleResult::ok(v.clone(), take()),
+                None => RoleResult::err(
+                    RoleError::Failed {
+                        model: client.model().to_string(),
+                        message: format!("the reply gave no {what} for {id}"),
+                    },
+                    take(),
+                ),
+            })
+            .collect(),
+        Err(e) => ids
+            .iter()
+            .map(|_| RoleResult::err(e.clone(), take()))
+            .collect(),
+    }
+}
+
+/// The protocols of the adversaries of `concerns`, sorted, each once.
+fn protocols_for(evaluator: &ModelEvaluator, concerns: &[&Concern]) -> String {
+    let mut adversaries: Vec<&str> = concerns.iter().map(|c| c.adversary.as_str()).collect();
+    adversaries.sort_unstable();
+    adversaries.dedup();
+    adversaries
+        .iter()
+        .map(|a| evaluator.protocol_text(a))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Attacks and rebuttals on a model.
 pub struct ModelAttacker {
     pub client: ModelClient,
+    /// Technology nuances: the divergence checklist after the spec (issue 10).
+    pub nuances: Option<Arc<crate::nuance::NuanceSet>>,
+}
+
+/// One dismissed concern as its adversary sees it in a rebuttal: the
+/// concern, the dismissal and the spec lines they cite (not the whole spec).
+pub fn rebuttal_block(spec: &Spec, c: &Concern) -> String {
+    format!(
+        "[{}] {} ({})\nDetail: {}\nDismissal:\n{}\nSpec lines:\n=== SPEC START (excerpt) ===\n{}=== SPEC END ===\n",
+        c.id,
+        c.title,
+        c.lines_label(),
+        c.detail,
+        c.dismissal_reasoning(),
+        prompts::excerpt(spec, &prompts::cited_lines(c))
+    )
 }
 
 impl ModelAttacker {
@@ -112,25 +186,30 @@ impl ModelAttacker {
         round: Option<&'a RoundContext>,
     ) -> BoxFuture<'a, Vec<RoleResult<Vec<RawConcern>>>> {
         Box::pin(async move {
-            let numbered = prompts::numbered_spec(spec);
+            let context = prompts::spec_context(spec);
+            let context = &context;
             let round_text = round.map(prompts::round_section);
             join_all(personas.iter().map(|p| {
                 let mut prompt = prompts::fill(
                     prompts::ATTACK,
-                    &[
-                        ("persona_prompt", p.prompt.trim()),
-                        ("persona", &p.name),
-                        ("spec", &numbered),
-                    ],
+                    &[("persona_prompt", p.prompt.trim()), ("persona", &p.name)],
                 );
                 if let Some(r) = &round_text {
                     prompt.push_str("\n\n");
                     prompt.push_str(r);
                 }
+                let prompt = crate::nuance::checklist::append(
+                    prompt,
+                    self.nuances.as_deref(),
+                    spec,
+                    crate::nuance::checklist::Audience::Attack,
+                );
                 async move {
                     let r = ask(
                         &self.client,
                         &format!("attack-{}", p.name),
+                        Priority::Attack,
+                        context,
                         prompt,
                         prompts::ATTACK_FORMAT,
                         |t| parse::parse_concerns(t, spec.lines.len()),
@@ -182,48 +261,95 @@ impl Attacker for ModelAttacker {
         self.attack_with(spec, personas, Some(round))
     }
 
+    /// One call per adversary (up to `REBUTTAL_BATCH` concerns each), with
+    /// the cited lines of each concern instead of the whole spec: fewer
+    /// tokens, and at most one call per persona in flight, so the rebuttals
+    /// fit in one round trip under the default concurrency limit.
     fn rebut<'a>(
         &'a self,
         spec: &'a Spec,
         requests: &'a [RebuttalRequest<'a>],
     ) -> BoxFuture<'a, Vec<RoleResult<Rebuttal>>> {
         Box::pin(async move {
-            let numbered = prompts::numbered_spec(spec);
-            join_all(requests.iter().map(|r| {
-                let c = r.concern;
-                let reasoning = c.dismissal_reasoning();
+            // Requests grouped by adversary, in first-seen order.
+            let mut groups: Vec<(&Persona, Vec<usize>)> = Vec::new();
+            for (i, r) in requests.iter().enumerate() {
+                match groups.iter_mut().find(|(p, _)| p.name == r.persona.name) {
+                    Some((_, v)) => v.push(i),
+                    None => groups.push((r.persona, vec![i])),
+                }
+            }
+            let chunks: Vec<(&Persona, Vec<usize>, usize)> = groups
+                .into_iter()
+                .flat_map(|(p, idx)| {
+                    idx.chunks(REBUTTAL_BATCH)
+                        .enumerate()
+                        .map(|(n, c)| (p, c.to_vec(), n))
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            let answers = join_all(chunks.iter().map(|(persona, idx, n)| {
+                let blocks: Vec<String> = idx
+                    .iter()
+                    .map(|&i| rebuttal_block(spec, requests[i].concern))
+                    .collect();
                 let prompt = prompts::fill(
                     prompts::REBUTTAL,
                     &[
-                        ("persona_prompt", r.persona.prompt.trim()),
-                        ("id", &c.id),
-                        ("title", &c.title),
-                        ("lines", &c.lines_label()),
-                        ("detail", &c.detail),
-                        ("dismissal_reasoning", &reasoning),
-                        ("spec", &numbered),
+                        ("persona_prompt", persona.prompt.trim()),
+                        ("concerns", &blocks.join("\n")),
                     ],
                 );
+                let ids: Vec<&str> = idx
+                    .iter()
+                    .map(|&i| requests[i].concern.id.as_str())
+                    .collect();
+                let label = if *n == 0 {
+                    format!("rebuttal-{}", persona.name)
+                } else {
+                    format!("rebuttal-{}-{}", persona.name, n + 1)
+                };
                 async move {
                     let r = ask(
                         &self.client,
-                        &format!("rebuttal-{}", c.id),
+                        &label,
+                        Priority::Rebuttal,
+                        "",
                         prompt,
                         prompts::REBUTTAL_FORMAT,
-                        parse::parse_rebuttal,
+                        |t| parse::parse_rebuttals(t, &ids),
                     )
                     .await;
-                    RoleResult {
-                        value: r.value.map(|(outcome, reasoning)| Rebuttal {
-                            outcome,
-                            reasoning,
-                            challenged: Vec::new(),
+                    let r = RoleResult {
+                        value: r.value.map(|list| {
+                            list.into_iter()
+                                .map(|(id, outcome, reasoning)| {
+                                    (
+                                        id,
+                                        Rebuttal {
+                                            outcome,
+                                            reasoning,
+                                            challenged: Vec::new(),
+                                        },
+                                    )
+                                })
+                                .collect()
                         }),
                         usage: r.usage,
-                    }
+                    };
+                    spread(&self.client, &ids, r, "rebuttal")
                 }
             }))
-            .await
+            .await;
+            let mut out: Vec<Option<RoleResult<Rebuttal>>> = vec![None; requests.len()];
+            for ((_, idx, _), results) in chunks.iter().zip(answers) {
+                for (&i, r) in idx.iter().zip(results) {
+                    out[i] = Some(r);
+                }
+            }
+            out.into_iter()
+                .map(|r| r.expect("every request belongs to one chunk"))
+                .collect()
         })
     }
 }
@@ -232,6 +358,8 @@ impl Attacker for ModelAttacker {
 pub struct ModelEvaluator {
     pub client: ModelClient,
     pub catalog: Arc<Catalog>,
+    /// Technology nuances: the divergence checklist after the spec (issue 10).
+    pub nuances: Option<Arc<crate::nuance::NuanceSet>>,
 }
 
 impl ModelEvaluator {
@@ -241,6 +369,25 @@ impl ModelEvaluator {
             .map(|p| p.as_prompt())
             .unwrap_or_else(|| format!("(no response protocol for {adversary})\n"))
     }
+}
+
+/// One challenged dismissal as the adjudicator sees it.
+fn challenge_block(c: &Concern) -> String {
+    let challenge = c
+        .rebuttal
+        .as_ref()
+        .map(|r| r.reasoning.as_str())
+        .unwrap_or_default();
+    format!(
+        "[{}] from {}: {} ({})\nDetail: {}\nDismissal reasoning:\n{}\nChallenge:\n{}\n",
+        c.id,
+        c.adversary,
+        c.title,
+        c.lines_label(),
+        c.detail,
+        c.dismissal_reasoning(),
+        challenge
+    )
 }
 
 impl Evaluator for ModelEvaluator {
@@ -254,23 +401,23 @@ impl Evaluator for ModelEvaluator {
         batches: &'a [Vec<&'a Concern>],
     ) -> BoxFuture<'a, Vec<RoleResult<BatchVotes>>> {
         Box::pin(async move {
-            let numbered = prompts::numbered_spec(spec);
+            let context = prompts::spec_context(spec);
+            let context = &context;
             join_all(batches.iter().enumerate().map(|(bi, batch)| {
-                let mut adversaries: Vec<&str> =
-                    batch.iter().map(|c| c.adversary.as_str()).collect();
-                adversaries.sort_unstable();
-                adversaries.dedup();
-                let protocols: Vec<String> =
-                    adversaries.iter().map(|a| self.protocol_text(a)).collect();
                 let concerns: Vec<String> =
                     batch.iter().map(|c| prompts::concern_block(c)).collect();
                 let prompt = prompts::fill(
                     prompts::EVALUATE,
                     &[
-                        ("spec", &numbered),
-                        ("protocols", &protocols.join("\n")),
+                        ("protocols", &protocols_for(self, batch)),
                         ("concerns", &concerns.join("\n")),
                     ],
+                );
+                let prompt = crate::nuance::checklist::append(
+                    prompt,
+                    self.nuances.as_deref(),
+                    spec,
+                    crate::nuance::checklist::Audience::Evaluate,
                 );
                 let ids: HashSet<&str> = batch.iter().map(|c| c.id.as_str()).collect();
                 async move {
@@ -278,6 +425,8 @@ impl Evaluator for ModelEvaluator {
                     let r = ask(
                         &self.client,
                         &format!("eval-batch{}", bi + 1),
+                        Priority::Evaluation,
+                        context,
                         prompt,
                         prompts::VOTES_FORMAT,
                         |t| {
@@ -323,53 +472,61 @@ impl Evaluator for ModelEvaluator {
         })
     }
 
+    /// One call per `ADJUDICATION_BATCH` challenges, decisions by id.
     fn adjudicate<'a>(
         &'a self,
         spec: &'a Spec,
         concerns: &'a [&'a Concern],
     ) -> BoxFuture<'a, Vec<RoleResult<Adjudication>>> {
         Box::pin(async move {
-            let numbered = prompts::numbered_spec(spec);
-            join_all(concerns.iter().map(|c| {
-                let challenge = c
-                    .rebuttal
-                    .as_ref()
-                    .map(|r| r.reasoning.clone())
-                    .unwrap_or_default();
-                let prompt = prompts::fill(
-                    prompts::ADJUDICATE,
-                    &[
-                        ("protocol", &self.protocol_text(&c.adversary)),
-                        ("id", &c.id),
-                        ("adversary", &c.adversary),
-                        ("title", &c.title),
-                        ("lines", &c.lines_label()),
-                        ("detail", &c.detail),
-                        ("dismissal_reasoning", &c.dismissal_reasoning()),
-                        ("challenge", &challenge),
-                        ("spec", &numbered),
-                    ],
-                );
-                async move {
-                    let r = ask(
-                        &self.client,
-                        &format!("adjudicate-{}", c.id),
-                        prompt,
-                        prompts::ADJUDICATE_FORMAT,
-                        parse::parse_adjudication,
-                    )
-                    .await;
-                    RoleResult {
-                        value: r.value.map(|(outcome, reasoning)| Adjudication {
-                            outcome,
-                            reasoning,
-                            adjudicator: Some(self.client.model().to_string()),
-                        }),
-                        usage: r.usage,
+            let context = prompts::spec_context(spec);
+            let context = &context;
+            let answers = join_all(concerns.chunks(ADJUDICATION_BATCH).enumerate().map(
+                |(bi, chunk)| {
+                    let blocks: Vec<String> = chunk.iter().map(|c| challenge_block(c)).collect();
+                    let prompt = prompts::fill(
+                        prompts::ADJUDICATE,
+                        &[
+                            ("protocols", &protocols_for(self, chunk)),
+                            ("challenges", &blocks.join("\n")),
+                        ],
+                    );
+                    let ids: Vec<&str> = chunk.iter().map(|c| c.id.as_str()).collect();
+                    async move {
+                        let r = ask(
+                            &self.client,
+                            &format!("adjudicate-batch{}", bi + 1),
+                            Priority::Adjudication,
+                            context,
+                            prompt,
+                            prompts::ADJUDICATE_FORMAT,
+                            |t| parse::parse_adjudications(t, &ids),
+                        )
+                        .await;
+                        let adjudicator = Some(self.client.model().to_string());
+                        let r = RoleResult {
+                            value: r.value.map(|list| {
+                                list.into_iter()
+                                    .map(|(id, outcome, reasoning)| {
+                                        (
+                                            id,
+                                            Adjudication {
+                                                outcome,
+                                                reasoning,
+                                                adjudicator: adjudicator.clone(),
+                                            },
+                                        )
+                                    })
+                                    .collect()
+                            }),
+                            usage: r.usage,
+                        };
+                        spread(&self.client, &ids, r, "decision")
                     }
-                }
-            }))
-            .await
+                },
+            ))
+            .await;
+            answers.into_iter().flatten().collect()
         })
     }
 }
@@ -415,15 +572,13 @@ impl FinalBoss for ModelFinalBoss {
             };
             let prompt = prompts::fill(
                 prompts::FINAL_BOSS,
-                &[
-                    ("persona_prompt", &persona),
-                    ("surviving", &list),
-                    ("spec", &prompts::numbered_spec(spec)),
-                ],
+                &[("persona_prompt", &persona), ("surviving", &list)],
             );
             ask(
                 &self.client,
                 "final-boss",
+                Priority::FinalBoss,
+                &prompts::spec_context(spec),
                 prompt,
                 prompts::FINAL_BOSS_FORMAT,
                 |t| parse::parse_final_boss(t, spec.lines.len()),
@@ -456,16 +611,12 @@ impl crate::roles::FreshEyesReviewer for ModelFreshEyes {
                     "This is your second look. The author answered your earlier questions:\n{answers}\nCheck whether the answers and the spec settle them."
                 )
             };
-            let prompt = prompts::fill(
-                prompts::FRESH_EYES,
-                &[
-                    ("answers", &answers),
-                    ("spec", &prompts::numbered_spec(spec)),
-                ],
-            );
+            let prompt = prompts::fill(prompts::FRESH_EYES, &[("answers", &answers)]);
             ask(
                 &self.client,
                 "fresh-eyes",
+                Priority::FinalBoss,
+                &prompts::spec_context(spec),
                 prompt,
                 prompts::FRESH_EYES_FORMAT,
                 |t| parse::parse_fresh_eyes(t, spec.lines.len()),

@@ -7,6 +7,8 @@
 use super::cli::CliProvider;
 use super::client::{CallSettings, ModelClient};
 use super::completion::Provider;
+use super::http_chat::HttpChatProvider;
+use super::limit::Limit;
 use super::litellm::LitellmProvider;
 use super::model_name::ModelName;
 use super::model_roles::{ModelAttacker, ModelEvaluator, ModelFinalBoss};
@@ -27,11 +29,25 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-use tokio::sync::Semaphore;
 
 /// Makes the provider for a model name (real ones, or fakes in tests).
 pub type MakeProvider<'a> =
     dyn FnMut(&ModelName, &dyn Probe) -> Result<Arc<dyn Provider>, UsageError> + 'a;
+
+/// The provider for an API model: our own HTTP calls for the OpenAI and
+/// Anthropic wire formats (`http_chat.rs`: Retry-After, cache control),
+/// which every API provider speaks; litellm-rs for any that does not.
+pub fn api_provider(
+    m: &ModelName,
+    key: Option<String>,
+    base: Option<String>,
+    timeout_secs: u64,
+) -> Arc<dyn Provider> {
+    match HttpChatProvider::new(m, key.clone(), base.clone()) {
+        Some(p) => Arc::new(p),
+        None => Arc::new(LitellmProvider::new(m, key, base, timeout_secs)),
+    }
+}
 
 /// The model side of a run: settings plus what the run accumulates.
 #[derive(Clone)]
@@ -132,7 +148,7 @@ impl ModelRun {
             secrets: Arc::new(secrets),
             redacted: self.redacted.clone(),
         };
-        let mut limits: HashMap<String, Arc<Semaphore>> = HashMap::new();
+        let mut limits: HashMap<String, Arc<Limit>> = HashMap::new();
         let mut clients: HashMap<String, ModelClient> = HashMap::new();
         let mut client = |m: &ModelName| -> Result<ModelClient, Error> {
             if let Some(c) = clients.get(&m.to_string()) {
@@ -141,7 +157,7 @@ impl ModelRun {
             let provider = make(m, probe)?;
             let limit = limits
                 .entry(m.kind.prefix().to_string())
-                .or_insert_with(|| Arc::new(Semaphore::new(s.max_concurrency as usize)))
+                .or_insert_with(|| Limit::new(s.max_concurrency as usize))
                 .clone();
             let c = ModelClient::new(provider, limit, call.clone());
             clients.insert(m.to_string(), c.clone());
@@ -152,6 +168,7 @@ impl ModelRun {
         } else {
             Arc::new(ModelAttacker {
                 client: client(&s.attack)?,
+                nuances: options.nuances.clone(),
             })
         };
         let mut evaluators: Vec<Arc<dyn Evaluator>> = Vec::new();
@@ -162,6 +179,7 @@ impl ModelRun {
                 evaluators.push(Arc::new(ModelEvaluator {
                     client: client(m)?,
                     catalog: catalog.clone(),
+                    nuances: options.nuances.clone(),
                 }));
             }
         }
@@ -208,12 +226,7 @@ impl ModelRun {
                 None => None,
             };
         let base = self.settings.base_url(m.kind, probe)?;
-        Ok(Arc::new(LitellmProvider::new(
-            m,
-            key,
-            base,
-            self.settings.timeout.as_secs(),
-        )))
+        Ok(api_provider(m, key, base, self.settings.timeout.as_secs()))
     }
 
     /// Runs the pipeline on a tokio runtime; offline runs never come here.

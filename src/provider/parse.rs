@@ -170,10 +170,14 @@ pub fn parse_concerns(text: &str, spec_lines: usize) -> Result<Vec<ParsedConcern
             }
         };
         let mut out = Vec::new();
+        // Items with neither a title nor a detail: an unreadable reply, not
+        // "no concern" (a model that emits `[{}]` must not pass quietly).
+        let mut empty = 0;
         for item in &list {
             if let Value::String(s) = item {
-                if let Some(c) = concern_from_line(s, spec_lines) {
-                    out.push(c);
+                match concern_from_line(s, spec_lines) {
+                    Some(c) => out.push(c),
+                    None => empty += 1,
                 }
                 continue;
             }
@@ -193,6 +197,7 @@ pub fn parse_concerns(text: &str, spec_lines: usize) -> Result<Vec<ParsedConcern
                 ],
             ));
             if title.is_empty() && detail.is_empty() {
+                empty += 1;
                 continue;
             }
             if title.is_empty() {
@@ -216,6 +221,12 @@ pub fn parse_concerns(text: &str, spec_lines: usize) -> Result<Vec<ParsedConcern
                 severity,
                 lines: range(&nums, spec_lines),
             });
+        }
+        if empty > 0 {
+            return Err(ParseError(format!(
+                "{empty} of {} concerns have neither a title nor a detail",
+                list.len()
+            )));
         }
         return Ok(out);
     }
@@ -507,6 +518,153 @@ pub fn parse_adjudication(text: &str) -> Result<(AdjudicationOutcome, String), P
     }
 }
 
+/// The part of a batched reply about each concern id of `ids`: from the
+/// first mention of the id to the next mention of another id of the batch.
+/// Ids the reply never names are missing from the result.
+fn segments_by_id<'a>(text: &'a str, ids: &[&str]) -> Vec<(String, &'a str)> {
+    let mut marks: Vec<(usize, usize, String)> = Vec::new();
+    for m in CONCERN_ID.find_iter(text) {
+        let id = normalise_id(m.as_str());
+        if ids.contains(&id.as_str()) && !marks.iter().any(|(_, _, seen)| *seen == id) {
+            marks.push((m.start(), m.end(), id));
+        }
+    }
+    // Segments end where any later id of the batch is mentioned.
+    let mut starts: Vec<usize> = CONCERN_ID
+        .find_iter(text)
+        .filter(|m| ids.contains(&normalise_id(m.as_str()).as_str()))
+        .map(|m| m.start())
+        .collect();
+    starts.push(text.len());
+    marks
+        .into_iter()
+        .map(|(start, end, id)| {
+            let stop = starts
+                .iter()
+                .copied()
+                .find(|&s| s > start)
+                .unwrap_or(text.len());
+            let seg = text[end..stop.max(end)]
+                .trim_start_matches([']', ')', ':', ' ', '*', '-', '\t'])
+                .trim_end_matches(|c: char| c.is_whitespace() || "[(*-".contains(c));
+            (id, seg)
+        })
+        .collect()
+}
+
+/// Items of a batched JSON reply, each with an id from `ids`.
+fn json_items_by_id(v: &Value, keys: &[&str], ids: &[&str]) -> Vec<(String, Value)> {
+    let list: Vec<Value> = match items(v, keys) {
+        Some(l) => l.clone(),
+        None => match v {
+            // {"PARA-1234abcd": {...}} or {"PARA-1234abcd": "..."}
+            Value::Object(m) => m
+                .iter()
+                .filter(|(k, _)| CONCERN_ID.is_match(k))
+                .map(|(k, x)| match x {
+                    Value::Object(o) => {
+                        let mut o = o.clone();
+                        o.insert("id".into(), Value::String(k.clone()));
+                        Value::Object(o)
+                    }
+                    other => serde_json::json!({"id": k, "outcome": other}),
+                })
+                .collect(),
+            _ => Vec::new(),
+        },
+    };
+    list.into_iter()
+        .filter_map(|item| {
+            let id = normalise_id(&text_of(field(&item, &["id", "concern_id", "concern"])));
+            ids.contains(&id.as_str()).then_some((id, item))
+        })
+        .collect()
+}
+
+/// Rebuttals of one adversary for several concerns: `[ID] ACCEPTED: ...` /
+/// `[ID] CHALLENGED: ...` lines, or JSON by id. With a single id, a reply
+/// that names no id is read as that concern's. Only ids of `ids` are kept.
+pub fn parse_rebuttals(
+    text: &str,
+    ids: &[&str],
+) -> Result<Vec<(String, RebuttalOutcome, String)>, ParseError> {
+    let mut out = Vec::new();
+    if let Some(v) = extract_json(text) {
+        for (id, item) in
+            json_items_by_id(&v, &["rebuttals", "responses", "results", "decisions"], ids)
+        {
+            if let Ok((o, r)) = parse_rebuttal(&item.to_string()) {
+                out.push((id, o, r));
+            }
+        }
+    }
+    if out.is_empty() {
+        for (id, seg) in segments_by_id(text, ids) {
+            if let Ok((o, r)) = parse_rebuttal(seg) {
+                out.push((id, o, r));
+            }
+        }
+    }
+    if out.is_empty()
+        && let [only] = ids
+        && let Ok((o, r)) = parse_rebuttal(text)
+    {
+        out.push((only.to_string(), o, r));
+    }
+    if out.is_empty() {
+        return Err(ParseError(
+            "no line with a concern id followed by ACCEPTED: or CHALLENGED:".to_string(),
+        ));
+    }
+    Ok(out)
+}
+
+/// Adjudications of several challenged dismissals, by id: JSON
+/// `{"decisions": [{"id", "outcome", "reasoning"}]}`, or per-id text with
+/// UPHELD / OVERTURNED. With a single id, an unnamed ruling is that one's.
+pub fn parse_adjudications(
+    text: &str,
+    ids: &[&str],
+) -> Result<Vec<(String, AdjudicationOutcome, String)>, ParseError> {
+    let mut out = Vec::new();
+    if let Some(v) = extract_json(text) {
+        for (id, item) in json_items_by_id(
+            &v,
+            &[
+                "decisions",
+                "adjudications",
+                "rulings",
+                "results",
+                "outcomes",
+            ],
+            ids,
+        ) {
+            if let Ok((o, r)) = parse_adjudication(&item.to_string()) {
+                out.push((id, o, r));
+            }
+        }
+    }
+    if out.is_empty() {
+        for (id, seg) in segments_by_id(text, ids) {
+            if let Ok((o, r)) = parse_adjudication(seg) {
+                out.push((id, o, r));
+            }
+        }
+    }
+    if out.is_empty()
+        && let [only] = ids
+        && let Ok((o, r)) = parse_adjudication(text)
+    {
+        out.push((only.to_string(), o, r));
+    }
+    if out.is_empty() {
+        return Err(ParseError(
+            "no decision with a concern id and an outcome (upheld or overturned)".to_string(),
+        ));
+    }
+    Ok(out)
+}
+
 /// The final boss's review.
 pub fn parse_final_boss(text: &str, spec_lines: usize) -> Result<FinalBossReview, ParseError> {
     let verdict_of = |s: &str| match s.trim().to_ascii_uppercase().as_str() {
@@ -728,6 +886,77 @@ mod tests {
         assert_eq!(c[1].lines, Some((20, 22)));
         assert_eq!(c[2].severity, Severity::Medium);
         assert_eq!(c[2].title, "Retry policy unclear");
+    }
+
+    #[test]
+    fn items_with_neither_title_nor_detail_make_the_reply_unreadable() {
+        let e =
+            parse_concerns(r#"{"concerns": [{"severity": "high", "lines": [2]}]}"#, 5).unwrap_err();
+        assert!(e.0.contains("neither a title nor a detail"), "{e}");
+        // One empty item among good ones is still an unreadable reply.
+        assert!(
+            parse_concerns(
+                r#"{"concerns": [{"title": "x", "detail": "y"}, {"title": " ", "detail": ""}]}"#,
+                5
+            )
+            .is_err()
+        );
+        assert!(parse_concerns(r#"{"concerns": ["", "  "]}"#, 5).is_err());
+    }
+
+    #[test]
+    fn batched_rebuttals_by_id() {
+        let ids = ["PARA-0123abcd", "PARA-deadbeef", "PARA-00000000"];
+        let text = "[PARA-deadbeef] CHALLENGED: line 7 never verifies the sender.\n[para-0123ABCD] **ACCEPTED:** fair enough\n[ZZZZ-11111111] CHALLENGED: not ours";
+        let r = parse_rebuttals(text, &ids).unwrap();
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[0].0, "PARA-deadbeef");
+        assert_eq!(r[0].1, RebuttalOutcome::Challenged);
+        assert_eq!(r[0].2, "line 7 never verifies the sender.");
+        assert_eq!(r[1].0, "PARA-0123abcd");
+        assert_eq!(r[1].1, RebuttalOutcome::Accepted);
+        let json = r#"{"rebuttals": [{"id": "PARA-00000000", "outcome": "challenged", "reasoning": "x"}]}"#;
+        let r = parse_rebuttals(json, &ids).unwrap();
+        assert_eq!(
+            r,
+            vec![(
+                "PARA-00000000".to_string(),
+                RebuttalOutcome::Challenged,
+                "x".to_string()
+            )]
+        );
+        // A single concern may be answered without its id.
+        let r = parse_rebuttals("ACCEPTED: fine", &ids[..1]).unwrap();
+        assert_eq!(r[0].0, "PARA-0123abcd");
+        assert!(parse_rebuttals("ACCEPTED: fine", &ids).is_err());
+        assert!(parse_rebuttals("no idea", &ids[..1]).is_err());
+    }
+
+    #[test]
+    fn batched_adjudications_by_id() {
+        let ids = ["PARA-0123abcd", "BURN-deadbeef"];
+        let json = r#"{"decisions": [{"id": "BURN-deadbeef", "outcome": "upheld", "reasoning": "a"}, {"id": "PARA-0123abcd", "outcome": "Overturned", "reasoning": "b"}, {"id": "XXXX-00000000", "outcome": "upheld"}]}"#;
+        let r = parse_adjudications(json, &ids).unwrap();
+        assert_eq!(r.len(), 2);
+        assert_eq!(
+            r[0],
+            (
+                "BURN-deadbeef".to_string(),
+                AdjudicationOutcome::Upheld,
+                "a".to_string()
+            )
+        );
+        assert_eq!(r[1].1, AdjudicationOutcome::Overturned);
+        let text =
+            "PARA-0123abcd: OVERTURNED - the challenge is right\nBURN-deadbeef: UPHELD. fine";
+        let r = parse_adjudications(text, &ids).unwrap();
+        assert_eq!(r[0].1, AdjudicationOutcome::Overturned);
+        assert_eq!(r[1].1, AdjudicationOutcome::Upheld);
+        assert_eq!(
+            parse_adjudications(r#"{"outcome": "upheld"}"#, &ids[..1]).unwrap()[0].1,
+            AdjudicationOutcome::Upheld
+        );
+        assert!(parse_adjudications("hmm", &ids).is_err());
     }
 
     #[test]

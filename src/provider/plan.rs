@@ -4,6 +4,7 @@
 //! challenge rates are the seed's typical figures, tokens are chars / 4.
 
 use super::completion::estimate_tokens;
+use super::model_roles::{ADJUDICATION_BATCH, REBUTTAL_BATCH};
 use super::prompts;
 use super::settings::ModelSettings;
 use crate::catalog::Catalog;
@@ -76,13 +77,25 @@ impl Plan {
         if options.rebuttals {
             let dismissed = (concerns as f64 * DISMISSED_SHARE).round() as u64;
             let challenged = (dismissed as f64 * CHALLENGED_SHARE).round() as u64;
+            // One rebuttal call per adversary (up to REBUTTAL_BATCH concerns),
+            // each concern with its cited lines (~10 lines) instead of the spec.
+            let per_adversary = dismissed.div_ceil(adversaries.max(1));
+            let rebuttal_calls = if dismissed == 0 {
+                0
+            } else {
+                adversaries * per_adversary.div_ceil(REBUTTAL_BATCH as u64)
+            };
             phases.push(PhasePlan {
                 phase: "rebuttal",
                 models: vec![settings.attack.to_string()],
-                calls: dismissed,
-                input_tokens: dismissed * (spec_tokens + template(prompts::REBUTTAL) + 300),
+                calls: rebuttal_calls,
+                input_tokens: rebuttal_calls * template(prompts::REBUTTAL)
+                    + persona_tokens
+                    + dismissed * (300 + 150),
                 output_tokens: dismissed * SHORT_REPLY,
             });
+            // One adjudication call per ADJUDICATION_BATCH challenges.
+            let adjudication_calls = challenged.div_ceil(ADJUDICATION_BATCH as u64);
             phases.push(PhasePlan {
                 phase: "adjudication",
                 models: settings
@@ -91,8 +104,10 @@ impl Plan {
                     .map(|m| m.to_string())
                     .into_iter()
                     .collect(),
-                calls: challenged,
-                input_tokens: challenged * (spec_tokens + template(prompts::ADJUDICATE) + 500),
+                calls: adjudication_calls,
+                input_tokens: adjudication_calls
+                    * (spec_tokens + template(prompts::ADJUDICATE) + 400)
+                    + challenged * 400,
                 output_tokens: challenged * SHORT_REPLY,
             });
         }

@@ -1,10 +1,20 @@
 //! Prompt templates (data files in `prompts/`, embedded) and the small
 //! helpers that fill them: the spec as numbered lines between delimiters,
-//! concerns by id, protocols. Text only; nothing here calls a model.
+//! concerns by id, protocols, spec excerpts. Text only; nothing here calls
+//! a model.
+//!
+//! Layout is cache-first: every call that needs the whole spec sends the
+//! same system text, then the same `spec_context` (the numbered spec), and
+//! only then its role's instructions and data, so the calls of a run share
+//! the longest identical prefix (provider prompt caches key on prefixes).
+//! Within a role part, text shared by all calls of the role comes before
+//! text that varies (the persona, the concerns).
 
 use crate::concern::Concern;
 use crate::spec::Spec;
+use std::collections::BTreeSet;
 
+pub const SPEC_CONTEXT: &str = include_str!("../../prompts/spec_context.md");
 pub const ATTACK: &str = include_str!("../../prompts/attack.md");
 pub const EVALUATE: &str = include_str!("../../prompts/evaluate.md");
 pub const REBUTTAL: &str = include_str!("../../prompts/rebuttal.md");
@@ -18,8 +28,8 @@ pub const FRESH_EYES_FORMAT: &str = r#"{"findings": [{"id": "OF1", "severity": "
 /// The reply formats the repair request repeats.
 pub const ATTACK_FORMAT: &str = r#"{"concerns": [{"title": "...", "detail": "...", "severity": "high|medium|low", "lines": [12, 14]}]}"#;
 pub const VOTES_FORMAT: &str = r#"{"votes": [{"id": "<concern id>", "decision": "accept|dismiss|defer", "reasoning": "...", "cites": [12]}]}"#;
-pub const REBUTTAL_FORMAT: &str = "ACCEPTED: <why the dismissal is valid>\nor\nCHALLENGED: <specific counter-evidence or logical flaw>";
-pub const ADJUDICATE_FORMAT: &str = r#"{"outcome": "upheld|overturned", "reasoning": "..."}"#;
+pub const REBUTTAL_FORMAT: &str = "one line per concern id:\n[<concern id>] ACCEPTED: <why the dismissal is valid>\nor\n[<concern id>] CHALLENGED: <specific counter-evidence or logical flaw>";
+pub const ADJUDICATE_FORMAT: &str = r#"{"decisions": [{"id": "<concern id>", "outcome": "upheld|overturned", "reasoning": "..."}]}"#;
 pub const FINAL_BOSS_FORMAT: &str = r#"{"verdict": "PASS|REFINE|RECONSIDER", "summary": "...", "findings": [{"check": "...", "severity": "high|medium|low", "finding": "...", "lines": [3]}]}"#;
 
 /// The system prompt for every call.
@@ -53,6 +63,12 @@ pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
     out
 }
 
+/// The shared start of the user message of every call that reads the whole
+/// spec: the same bytes for every such call of a run.
+pub fn spec_context(spec: &Spec) -> String {
+    fill(SPEC_CONTEXT, &[("spec", &numbered_spec(spec))])
+}
+
 /// The spec as `NNNN|text` lines between clear delimiters.
 pub fn numbered_spec(spec: &Spec) -> String {
     let mut s = String::with_capacity(spec.text.len() + spec.lines.len() * 6 + 64);
@@ -82,6 +98,70 @@ pub fn concern_block(c: &Concern) -> String {
         ));
     }
     s
+}
+
+/// Lines around each cited line that a spec excerpt shows.
+pub const EXCERPT_RADIUS: usize = 2;
+/// At most this many lines in one excerpt (cited lines first come first).
+pub const EXCERPT_MAX_LINES: usize = 40;
+
+/// The spec lines a concern and its dismissal cite, each with the heading
+/// of its section and `EXCERPT_RADIUS` lines around it, as `NNNN|text`
+/// lines in order, `....` marking a gap. Blank lines are left out. What a
+/// rebuttal needs instead of the whole spec.
+pub fn excerpt(spec: &Spec, cited: &[usize]) -> String {
+    let n = spec.lines.len();
+    let mut keep: BTreeSet<usize> = BTreeSet::new();
+    for &c in cited.iter().filter(|&&c| c >= 1 && c <= n) {
+        if keep.len() >= EXCERPT_MAX_LINES {
+            break;
+        }
+        if let Some(sec) = spec.section_of(c)
+            && sec.level > 0
+        {
+            keep.insert(sec.start);
+        }
+        let from = c.saturating_sub(EXCERPT_RADIUS).max(1);
+        let to = (c + EXCERPT_RADIUS).min(n);
+        keep.extend(from..=to);
+    }
+    let mut out = String::new();
+    let mut last = 0;
+    for k in keep.into_iter().take(EXCERPT_MAX_LINES) {
+        let Some(line) = spec.line(k) else { continue };
+        if line.text.trim().is_empty() {
+            continue;
+        }
+        if last != 0 && k > last + 1 && !out.ends_with("....\n") {
+            // Only blank lines in between are not a gap worth marking.
+            if (last + 1..k).any(|g| spec.line(g).is_some_and(|l| !l.text.trim().is_empty())) {
+                out.push_str("....\n");
+            }
+        }
+        out.push_str(&format!("{:04}|{}\n", k, line.text));
+        last = k;
+    }
+    if out.is_empty() {
+        out.push_str("(no spec lines cited)\n");
+    }
+    out
+}
+
+/// The lines a concern is about and the lines its dismissal cites.
+pub fn cited_lines(c: &Concern) -> Vec<usize> {
+    let mut v = Vec::new();
+    if let Some((a, b)) = c.lines {
+        // A long range: its ends and its first lines, not all of it.
+        if b - a <= 4 {
+            v.extend(a..=b);
+        } else {
+            v.extend([a, b]);
+        }
+    }
+    v.extend(c.dismissal_cites());
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 /// The repair request sent once after an unreadable reply.
@@ -146,13 +226,53 @@ mod tests {
 
     #[test]
     fn templates_have_their_placeholders() {
-        assert!(ATTACK.contains("{{persona_prompt}}") && ATTACK.contains("{{spec}}"));
+        assert!(SPEC_CONTEXT.contains("{{spec}}"));
+        assert!(ATTACK.contains("{{persona_prompt}}") && ATTACK.contains("{{persona}}"));
         assert!(EVALUATE.contains("{{protocols}}") && EVALUATE.contains("{{concerns}}"));
-        assert!(REBUTTAL.contains("{{dismissal_reasoning}}"));
-        // The seed's REBUTTAL_PROMPT, verbatim.
+        assert!(REBUTTAL.contains("{{concerns}}") && REBUTTAL.contains("{{persona_prompt}}"));
+        // The seed's REBUTTAL_PROMPT options and rules, verbatim.
         assert!(REBUTTAL.contains("OPTION B - CHALLENGE DISMISSAL:"));
-        assert!(ADJUDICATE.contains("{{challenge}}"));
+        assert!(REBUTTAL.contains("3. Only logic and evidence"));
+        assert!(ADJUDICATE.contains("{{challenges}}") && ADJUDICATE.contains("{{protocols}}"));
         assert!(FINAL_BOSS.contains("{{surviving}}"));
+        // Cache-first: role templates never carry the spec themselves; what
+        // varies per call (persona, concerns) comes after the shared text.
+        for t in [ATTACK, EVALUATE, REBUTTAL, ADJUDICATE, FINAL_BOSS] {
+            assert!(!t.contains("{{spec}}"));
+        }
+        assert!(ATTACK.find("{{persona}}").unwrap() > ATTACK.find("Reply with only").unwrap());
+        assert!(REBUTTAL.find("{{persona_prompt}}").unwrap() > REBUTTAL.find("RULES:").unwrap());
+    }
+
+    #[test]
+    fn excerpt_shows_cited_lines_with_their_section_and_neighbours() {
+        let mut text = String::from("# Title\n\n## Storage\n\n");
+        for i in 1..=30 {
+            text.push_str(&format!("storage fact {i}\n"));
+        }
+        text.push_str("\n## Rollout\n\nship it\n");
+        let spec = Spec::parse(None, text);
+        // Line 20 is "storage fact 16".
+        let e = excerpt(&spec, &[20]);
+        assert!(
+            e.starts_with("0003|## Storage\n....\n0018|storage fact 14\n"),
+            "{e}"
+        );
+        assert!(e.contains("0020|storage fact 16\n0021|") && e.contains("0022|storage fact 18\n"));
+        assert!(!e.contains("storage fact 13\n") && !e.contains("storage fact 19\n"));
+        assert!(!e.contains("Rollout") && !e.contains("ship it"));
+        assert_eq!(excerpt(&spec, &[]), "(no spec lines cited)\n");
+        // Out-of-range citations are ignored, not a panic.
+        assert_eq!(excerpt(&spec, &[0, 999]), "(no spec lines cited)\n");
+    }
+
+    #[test]
+    fn spec_context_is_identical_for_every_call_and_ends_the_spec() {
+        let spec = Spec::parse(None, "# T\n\nbody\n".to_string());
+        let a = spec_context(&spec);
+        assert_eq!(a, spec_context(&spec));
+        assert!(a.contains("=== SPEC START ===\n0001|# T\n"));
+        assert!(a.trim_end().ends_with("=== SPEC END ==="));
     }
 
     #[test]

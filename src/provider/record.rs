@@ -85,7 +85,7 @@ impl Recorder {
             elapsed_ms: elapsed.as_millis() as u64,
             request: RequestRecord {
                 system: &request.system,
-                prompt: &request.prompt,
+                prompt: &request.user_text(),
             },
             response: result.as_ref().ok().map(|c| ResponseRecord {
                 text: &c.text,

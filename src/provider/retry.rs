@@ -36,10 +36,9 @@ impl RetryPolicy {
         let exp = self.base.saturating_mul(1u32 << n.min(16));
         let jitter = exp.mul_f64(jitter_fraction() * 0.5);
         let mut wait = exp + jitter;
-        // A 429 that does not say when to come back gets at least the usual
-        // one second: litellm-rs 0.9.0 drops the Retry-After header of
-        // OpenAI-compatible servers, and hammering a rate limiter with
-        // millisecond retries only extends the ban.
+        // A 429 that does not say when to come back (no Retry-After header,
+        // no wait in the body) gets at least the usual one second: hammering
+        // a rate limiter with millisecond retries only extends the ban.
         if matches!(error, ProviderError::RateLimited { .. }) {
             wait = wait.max(RATE_LIMIT_FLOOR);
         }

@@ -73,6 +73,31 @@ pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
         s.duration_ms.total
     )?;
     writeln!(out)?;
+    // Issue 10: the complexity level and the technologies detected.
+    if let Some(a) = &v.complexity {
+        writeln!(
+            out,
+            "Complexity: {} ({}: {})",
+            a.level.as_str(),
+            a.requested,
+            cell(&a.reasons.join("; "))
+        )?;
+        writeln!(out)?;
+    }
+    if let Some(n) = &v.nuances {
+        let names: Vec<&str> = n
+            .technologies
+            .iter()
+            .map(|t| t.technology.as_str())
+            .collect();
+        writeln!(
+            out,
+            "Technologies: {} ({} nuances applied)",
+            cell(&names.join(", ")),
+            n.applied.len()
+        )?;
+        writeln!(out)?;
+    }
     super::memory::markdown_top(v, out)?;
     let surviving = v.surviving();
     if !surviving.is_empty() {
@@ -472,6 +497,8 @@ mod tests {
             }),
             stats,
             warnings: vec!["evaluator offline/strict failed on batch 2".into()],
+            nuances: None,
+            complexity: None,
             memory: Default::default(),
         }
     }

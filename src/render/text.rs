@@ -22,6 +22,30 @@ pub fn write(v: &Verdict, out: &mut dyn Write, style: Style) -> io::Result<()> {
     writeln!(out, "Attack model: {}", v.models.attack.join(", "))?;
     writeln!(out, "Eval models: {}", v.models.eval.join(", "))?;
     writeln!(out, "Duration: {:.3}s", s.duration_ms.total as f64 / 1000.0)?;
+    // Issue 10: complexity level and technologies.
+    if let Some(a) = &v.complexity {
+        writeln!(
+            out,
+            "Complexity: {} ({}: {})",
+            a.level.as_str(),
+            a.requested,
+            crate::nuance::command::plain(&a.reasons.join("; "))
+        )?;
+    }
+    if let Some(n) = &v.nuances {
+        writeln!(
+            out,
+            "Technologies: {} ({} nuances applied)",
+            crate::nuance::command::plain(
+                &n.technologies
+                    .iter()
+                    .map(|t| t.technology.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            n.applied.len()
+        )?;
+    }
     writeln!(out)?;
     super::memory::text_top(v, out, style)?;
     writeln!(out, "Phase 1 - Attack Generation:")?;
@@ -246,6 +270,16 @@ fn write_concern(out: &mut dyn Write, c: &Concern, style: Style) -> io::Result<(
         style.bold(&c.title)
     )?;
     writeln!(out, "        {}", c.detail)?;
+    if let Some(n) = &c.nuance {
+        writeln!(
+            out,
+            "        nuance ({}, {}:{}): {}",
+            crate::nuance::command::plain(&n.technology),
+            crate::nuance::command::plain(&n.source),
+            n.line,
+            crate::nuance::command::plain(&n.nuance)
+        )?;
+    }
     for vote in &c.votes {
         writeln!(
             out,

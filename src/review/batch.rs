@@ -61,7 +61,10 @@ impl Batch<'_> {
                             let started = Instant::now();
                             let r = match self.load(t) {
                                 Ok(loaded) => {
-                                    let verdict = self.gauntlet.run_blocking(
+                                    // Issue 10: each spec at its complexity level.
+                                    let (g, _) =
+                                        crate::triage::gauntlet_for(self.gauntlet, &loaded.spec);
+                                    let verdict = g.run_blocking(
                                         &loaded.spec,
                                         self.persistence.filter(),
                                         &quiet_events,
@@ -95,8 +98,10 @@ impl Batch<'_> {
                             let started = Instant::now();
                             let r = match self.load(t) {
                                 Ok(loaded) => {
-                                    let verdict = self
-                                        .gauntlet
+                                    // Issue 10: each spec at its complexity level.
+                                    let (g, _) =
+                                        crate::triage::gauntlet_for(self.gauntlet, &loaded.spec);
+                                    let verdict = g
                                         .run(&loaded.spec, self.persistence.filter(), &quiet_events)
                                         .await;
                                     self.finish(i, t, loaded, verdict, started)

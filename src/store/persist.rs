@@ -471,6 +471,8 @@ mod tests {
             final_boss: None,
             stats: Default::default(),
             warnings: vec![],
+            nuances: None,
+            complexity: None,
             memory: Default::default(),
         }
     }

@@ -19,8 +19,36 @@ pub struct Received {
     pub path: String,
     pub headers: String,
     pub body: String,
+    /// The system prompt (Anthropic's `system`, or the system messages).
+    pub system: String,
     /// The user prompt (last message's text).
     pub prompt: String,
+    /// Characters at the start of `system` + `prompt` identical to an
+    /// earlier request's (a prompt cache's view; see `cached_tokens`).
+    pub shared_prefix: usize,
+}
+
+impl Received {
+    /// What a prompt cache keys on: the system text, then the user text.
+    pub fn cache_key(&self) -> String {
+        format!("{}\u{0}{}", self.system, self.prompt)
+    }
+}
+
+/// Simulated prompt caching: an earlier request's identical prefix counts as
+/// cached, chars / 4 (no minimum length, unlike real providers).
+fn shared_prefix(earlier: &[Received], key: &str) -> usize {
+    earlier
+        .iter()
+        .map(|r| {
+            r.cache_key()
+                .chars()
+                .zip(key.chars())
+                .take_while(|(a, b)| a == b)
+                .count()
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// What the server answers.
@@ -70,11 +98,15 @@ impl MockServer {
                 };
                 let (r, c, script) = (r.clone(), c.clone(), script.clone());
                 tokio::spawn(async move {
-                    let Some(req) = read_request(&mut sock).await else {
+                    let Some(mut req) = read_request(&mut sock).await else {
                         return;
                     };
                     let n = c.fetch_add(1, Ordering::SeqCst);
-                    r.lock().unwrap().push(req.clone());
+                    {
+                        let mut all = r.lock().unwrap();
+                        req.shared_prefix = shared_prefix(&all, &req.cache_key());
+                        all.push(req.clone());
+                    }
                     let mut reply = script(&req, n);
                     while let Reply::Delay(d, inner) = reply {
                         tokio::time::sleep(d).await;
@@ -156,30 +188,40 @@ async fn read_request(sock: &mut tokio::net::TcpStream) -> Option<Received> {
     let body = String::from_utf8_lossy(&buf[header_end..]).to_string();
     let path = head.split_whitespace().nth(1).unwrap_or("").to_string();
     let v: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    let text_of = |c: &Value| match c {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join(""),
+        _ => String::new(),
+    };
     let prompt = v["messages"]
         .as_array()
         .and_then(|m| m.last())
-        .map(|m| match &m["content"] {
-            Value::String(s) => s.clone(),
-            Value::Array(parts) => parts
-                .iter()
-                .filter_map(|p| p["text"].as_str())
-                .collect::<Vec<_>>()
-                .join(""),
-            _ => String::new(),
-        })
+        .map(|m| text_of(&m["content"]))
         .unwrap_or_default();
+    let mut system = text_of(&v["system"]);
+    for m in v["messages"].as_array().into_iter().flatten() {
+        if m["role"] == "system" {
+            system.push_str(&text_of(&m["content"]));
+        }
+    }
     Some(Received {
         path,
         headers: head,
         body,
+        system,
         prompt,
+        shared_prefix: 0,
     })
 }
 
 fn wrap(api: Api, text: &str, req: &Received) -> String {
     let input = (req.body.len() / 4) as u64;
     let output = (text.len() / 4) as u64;
+    let cached = ((req.shared_prefix / 4) as u64).min(input);
     match api {
         Api::OpenAi => json!({
             "id": "chatcmpl-mock",
@@ -187,7 +229,8 @@ fn wrap(api: Api, text: &str, req: &Received) -> String {
             "created": 1,
             "model": "mock",
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": input, "completion_tokens": output, "total_tokens": input + output}
+            "usage": {"prompt_tokens": input, "completion_tokens": output, "total_tokens": input + output,
+                      "prompt_tokens_details": {"cached_tokens": cached}}
         }),
         Api::Anthropic => json!({
             "id": "msg_mock",
@@ -197,7 +240,8 @@ fn wrap(api: Api, text: &str, req: &Received) -> String {
             "content": [{"type": "text", "text": text}],
             "stop_reason": "end_turn",
             "stop_sequence": null,
-            "usage": {"input_tokens": input, "output_tokens": output}
+            "usage": {"input_tokens": input - cached, "cache_read_input_tokens": cached,
+                      "cache_creation_input_tokens": 0, "output_tokens": output}
         }),
     }
     .to_string()
@@ -245,6 +289,23 @@ pub fn persona(prompt: &str) -> String {
 /// (id, title) of every concern in an evaluation prompt.
 pub fn concerns(prompt: &str) -> Vec<(String, String)> {
     let re = Regex::new(r"(?m)^\[([A-Z]+-[0-9a-f]{8})\] from \w+ .*\nTitle: (.*)$").unwrap();
+    re.captures_iter(prompt)
+        .map(|c| (c[1].to_string(), c[2].to_string()))
+        .collect()
+}
+
+/// (id, title) of every concern in a (batched) rebuttal prompt.
+pub fn rebuttal_concerns(prompt: &str) -> Vec<(String, String)> {
+    let re = Regex::new(r"(?m)^\[([A-Z]+-[0-9a-f]{8})\] (.*?) \((?:line|lines|whole)").unwrap();
+    re.captures_iter(prompt)
+        .map(|c| (c[1].to_string(), c[2].to_string()))
+        .collect()
+}
+
+/// (id, title) of every challenge in a (batched) adjudication prompt.
+pub fn adjudication_concerns(prompt: &str) -> Vec<(String, String)> {
+    let re = Regex::new(r"(?m)^\[([A-Z]+-[0-9a-f]{8})\] from \w+: (.*?) \((?:line|lines|whole)")
+        .unwrap();
     re.captures_iter(prompt)
         .map(|c| (c[1].to_string(), c[2].to_string()))
         .collect()
