@@ -63,7 +63,10 @@ async fn prompts(
             &mut |m, _| {
                 let seen = s2.clone();
                 Ok(Arc::new(FakeProvider::new(&m.to_string(), move |r| {
-                    seen.lock().unwrap().push(r.prompt.clone());
+                    // The whole user message: the shared spec context, then the prompt.
+                    seen.lock()
+                        .unwrap()
+                        .push(format!("{}{}", r.context, r.prompt));
                     Ok(respond(r))
                 })) as Arc<dyn Provider>)
             },

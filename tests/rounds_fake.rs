@@ -270,7 +270,8 @@ async fn fresh_eyes_on_a_model_uses_the_overviewer_prompt_and_revises_on_a_quest
         if is_attack(r) {
             concerns(&[])
         } else if r.prompt.contains("You are a fresh reader") {
-            s.lock().unwrap().push(r.prompt.clone());
+            // The whole user message: the shared spec context, then the prompt.
+            s.lock().unwrap().push(format!("{}{}", r.context, r.prompt));
             r#"{"findings": [{"severity": "low", "title": "Naming", "description": "d", "lines": [5]}],
                 "clarifying_questions": [{"question": "Who may upload?", "context": "line 5", "impact": "authz",
                   "options": [{"label": "Anyone", "description": "public"}], "lines": [5, 99]}],

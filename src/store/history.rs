@@ -129,8 +129,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<HistoryFile, StoreError> {
     }
 }
 
-/// Writes the history atomically; refuses to replace a symlink.
-pub fn save(path: &Path, file: &HistoryFile) -> Result<(), StoreError> {
+fn refuse_symlink(path: &Path) -> Result<(), StoreError> {
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
         return Err(StoreError::Write {
             file: path.display().to_string(),
@@ -139,7 +138,20 @@ pub fn save(path: &Path, file: &HistoryFile) -> Result<(), StoreError> {
             ),
         });
     }
+    Ok(())
+}
+
+/// Writes the history atomically; refuses to replace a symlink.
+pub fn save(path: &Path, file: &HistoryFile) -> Result<(), StoreError> {
+    refuse_symlink(path)?;
     super::lock::write_file(path, &to_bytes(file))
+}
+
+/// Stages the history as a temp file, to be committed with the store and
+/// the stats once the run's history line is written; refuses a symlink.
+pub fn stage(path: &Path, file: &HistoryFile) -> Result<super::lock::StagedFile, StoreError> {
+    refuse_symlink(path)?;
+    super::lock::stage_file(path, &to_bytes(file))
 }
 
 /// One spec or timeline per line: readable with `grep`, a fraction of the
@@ -365,11 +377,12 @@ pub fn remember(
     verdict: &mut Verdict,
     now: DateTime<Utc>,
 ) -> Result<Vec<String>, StoreError> {
+    // Only labels the verdict: the history itself is written by
+    // `ProjectStore::record`, with the other store files, once the run's
+    // history line is written (so a failed run changes none of them).
     let _lock = StoreLock::acquire(&paths.dir)?;
-    let file_path = path(paths);
-    let mut file = load(&file_path)?;
+    let mut file = load(&path(paths))?;
     let cf = apply(&mut file, spec, verdict, now);
-    save(&file_path, &file)?;
     let mut notes = Vec::new();
     if matches!(
         cf.matched_by,

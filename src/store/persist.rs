@@ -308,7 +308,7 @@ impl Persistence for ProjectStore {
         )?)
     }
 
-    fn record(&self, _spec: &Spec, verdict: &Verdict) -> Result<Vec<String>, Error> {
+    fn record(&self, spec: &Spec, verdict: &Verdict) -> Result<Vec<String>, Error> {
         let _lock = StoreLock::acquire(&self.paths.dir)?;
         let mut notes = Vec::new();
 
@@ -349,11 +349,17 @@ impl Persistence for ProjectStore {
         stats.apply(&run);
         let staged_stats =
             super::lock::stage_file(&self.paths.stats(), &adversary_stats::to_bytes(&stats))?;
+        // The carry-forward history, read afresh under the lock.
+        let history_path = super::history::path(&self.paths);
+        let mut history = super::history::load(&history_path)?;
+        super::history::apply(&mut history, spec, verdict, self.now);
+        let staged_history = super::history::stage(&history_path, &history)?;
         adversary_stats::append_history(&self.paths.history(), &run)?;
         if let Some(staged) = staged_store {
             staged.commit(&store_path)?;
         }
         staged_stats.commit(&self.paths.stats())?;
+        staged_history.commit(&history_path)?;
 
         if self.report {
             let path = write_report(&self.paths, verdict, &run, &stats, self.now)?;
