@@ -200,6 +200,7 @@ fn concerns(n: usize) -> Vec<Concern> {
                     rule: None,
                     section: Some("Design".to_string()),
                     subject: vec![],
+                    confidence: None,
                 },
             )
         })

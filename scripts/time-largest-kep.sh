@@ -6,6 +6,7 @@
 set -eu
 dir=${1:-"$(dirname "$0")/../../shared/corpus/keps"}
 bin=${GAUNTLET:-target/release/gauntlet}
+[ -d "$dir" ] || { echo "time-largest-kep: no folder $dir (pass the KEP folder)" >&2; exit 2; }
 spec=$(ls -S "$dir"/* | head -1)
 echo "spec: $spec ($(wc -c < "$spec") bytes)"
 python3 - "$bin" "$spec" <<'PY'

@@ -187,6 +187,9 @@ pub struct RawConcern {
     /// Words that name what the concern is about (the design element), used
     /// to check that a dismissal's evidence talks about the same thing.
     pub subject: Vec<String>,
+    /// How sure the attacker is that this is a real gap (0 to 1), when it
+    /// says; the offline attacker always does.
+    pub confidence: Option<f64>,
 }
 
 /// A concern travelling through the pipeline and into the verdict.
@@ -215,6 +218,9 @@ pub struct Concern {
     pub rule: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub subject: Vec<String>,
+    /// The attacker's confidence that this is a real gap (0 to 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
     /// The technology nuance an offline nuance check cites (issue 10).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nuance: Option<crate::nuance::Citation>,
@@ -247,6 +253,7 @@ impl Concern {
             section: raw.section,
             rule: raw.rule,
             subject: raw.subject,
+            confidence: raw.confidence,
             nuance: None,
             contested_vote: false,
         }
@@ -304,7 +311,7 @@ impl Concern {
     }
 }
 
-fn normalise_key(s: &str) -> String {
+pub(crate) fn normalise_key(s: &str) -> String {
     s.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(|w| w.to_lowercase())
@@ -378,6 +385,7 @@ mod tests {
             rule: Some("missing-timeout".into()),
             section: Some(section.into()),
             subject: vec!["Stripe".into()],
+            confidence: None,
         }
     }
 

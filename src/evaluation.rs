@@ -147,6 +147,7 @@ mod tests {
                 rule: None,
                 section: None,
                 subject: vec![],
+                confidence: None,
             },
         );
         let names = ["a", "b", "c"];

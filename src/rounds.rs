@@ -129,6 +129,7 @@ mod tests {
                 rule: None,
                 section: None,
                 subject: vec![],
+                confidence: None,
             },
         );
         c.status = status;

@@ -345,6 +345,19 @@ impl Rule {
 
     /// The first trigger match on a line (given lowercased, see `compile`),
     /// unless an exclusion matches: its byte range, the same in the original.
+    /// Every trigger match on a line (given lowercased), in order, unless an
+    /// exclusion matches.
+    pub fn triggers_in<'t>(
+        &'t self,
+        lower: &'t str,
+    ) -> impl Iterator<Item = std::ops::Range<usize>> + 't {
+        let excluded = self.exclude.iter().any(|r| r.is_match(lower.as_bytes()));
+        self.triggers
+            .iter()
+            .filter(move |_| !excluded)
+            .flat_map(move |r| r.find_iter(lower.as_bytes()).map(|m| m.range()))
+    }
+
     pub fn trigger(&self, lower: &str) -> Option<std::ops::Range<usize>> {
         let lower = lower.as_bytes();
         if self.exclude.iter().any(|r| r.is_match(lower)) {

@@ -24,9 +24,17 @@ pub struct Line {
     /// 1-based line number.
     pub number: usize,
     pub text: String,
-    /// `text` with ASCII letters lowercased (same byte offsets): what rule
-    /// patterns, compiled lowercase, are matched against.
+    /// The text a reader sees rendered, ASCII-lowercased, with the same byte
+    /// offsets as `text`: what rule patterns and evidence are matched
+    /// against. Text nobody sees on GitHub is blanked to spaces: HTML
+    /// comments and tags, `[//]: # (...)` and other link reference
+    /// definitions, image alt text, link destinations and titles, and the
+    /// fences (with their info string) of code blocks.
     pub lower: String,
+    /// `lower` with link text and bare URLs blanked too: the words that can
+    /// state a design element. Triggers match here; a link's text names a
+    /// document, not the design.
+    pub design: String,
     pub kind: LineKind,
     /// Index into `Spec::sections`.
     pub section: usize,
@@ -76,6 +84,12 @@ pub struct Spec {
     pub sha256: String,
     pub lines: Vec<Line>,
     pub sections: Vec<Section>,
+    /// Line range (1-based, end exclusive) of each block id.
+    pub blocks: Vec<Range<usize>>,
+    /// Lines holding text that is not rendered (comments, reference
+    /// definitions, alt text, link titles): ignored as evidence and as
+    /// triggers. Reports can say how much was ignored.
+    pub hidden_lines: Vec<usize>,
     /// Computed-once facts about the lines that rules ask for repeatedly.
     pub memo: Memo,
 }
@@ -91,14 +105,22 @@ pub struct Memo {
 impl Spec {
     pub fn parse(path: Option<String>, text: String) -> Spec {
         let sha256 = sha256_hex(text.as_bytes());
-        let (lines, sections) = structure(&text);
+        let Structure {
+            lines,
+            sections,
+            blocks,
+            hidden_lines,
+            lower,
+        } = structure(&text);
         Spec {
             path,
-            lower: text.to_ascii_lowercase(),
+            lower,
             text,
             sha256,
             lines,
             sections,
+            blocks,
+            hidden_lines,
             memo: Memo::default(),
         }
     }
@@ -143,20 +165,17 @@ impl Spec {
         s.start..end + 1
     }
 
-    /// Lines of the block containing `line` (1-based inclusive range).
+    /// Lines of the block containing `line` (1-based, end exclusive).
     pub fn block_lines(&self, line: usize) -> Range<usize> {
-        let Some(l) = self.line(line) else {
-            return line..line;
-        };
-        let mut a = line;
-        while a > 1 && self.lines[a - 2].block == l.block {
-            a -= 1;
+        match self.line(line) {
+            Some(l) => self.blocks[l.block].clone(),
+            None => line..line,
         }
-        let mut b = line;
-        while b < self.lines.len() && self.lines[b].block == l.block {
-            b += 1;
-        }
-        a..b + 1
+    }
+
+    /// How many lines hold text that is not rendered and was ignored.
+    pub fn hidden_count(&self) -> usize {
+        self.hidden_lines.len()
     }
 
     /// A breadcrumb like "Design > Error handling" for the section `idx`.
@@ -194,6 +213,10 @@ fn section_role(heading: &str) -> SectionRole {
         || has("problem")
         || has("current state")
         || has("today")
+        || has("user stor")
+        || has("use case")
+        || has("stories")
+        || has("history")
         || h.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ') == "why"
     {
         SectionRole::Background
@@ -231,7 +254,55 @@ fn line_of(starts: &[usize], offset: usize) -> usize {
     }
 }
 
-fn structure(text: &str) -> (Vec<Line>, Vec<Section>) {
+/// What `structure` works out from the text.
+struct Structure {
+    lines: Vec<Line>,
+    sections: Vec<Section>,
+    blocks: Vec<Range<usize>>,
+    hidden_lines: Vec<usize>,
+    lower: String,
+}
+
+/// A Markdown element found by the parser, before lines are classified.
+struct Mark {
+    range: Range<usize>,
+    kind: LineKind,
+    /// Heading text or code-block language.
+    extra: Option<String>,
+    level: u8,
+}
+
+/// A bare URL in text: it names a place, it does not state the design.
+static BARE_URL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"\b(?:https?|ftp)://[^\s<>()\[\]`]+|\bwww\.[^\s<>()\[\]`]+").unwrap()
+});
+/// A link reference definition (`[label]: dest "title"`); `[//]: # (note)`
+/// is the common Markdown comment.
+static REF_DEF: std::sync::LazyLock<regex::Regex> =
+    std::sync::LazyLock::new(|| regex::Regex::new(r"^ {0,3}\[[^\]]+\]:\s*\S").unwrap());
+static REF_DEF_TITLE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r#"^ {0,3}\[[^\]]+\]:\s*\S+\s+(?:"[^"]*[A-Za-z][^"]*"|'[^']*[A-Za-z][^']*'|\([^)]*[A-Za-z][^)]*\))\s*$"#)
+        .unwrap()
+});
+
+/// Replaces the bytes in `r` with spaces, keeping line breaks, so byte
+/// offsets and line numbers stay as they were.
+fn blank(buf: &mut [u8], r: Range<usize>) {
+    let end = r.end.min(buf.len());
+    for b in &mut buf[r.start.min(end)..end] {
+        if *b != b'\n' && *b != b'\r' {
+            *b = b' ';
+        }
+    }
+}
+
+/// Bytes to text. Blanking replaces whole characters (parser ranges fall on
+/// character boundaries), so this never needs the lossy path in practice.
+fn to_string(buf: Vec<u8>) -> String {
+    String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+fn structure(text: &str) -> Structure {
     let raw: Vec<&str> = text.split('\n').collect();
     // A trailing newline does not make an extra line.
     let count = if text.is_empty() {
@@ -241,6 +312,181 @@ fn structure(text: &str) -> (Vec<Line>, Vec<Section>) {
     } else {
         raw.len()
     };
+    let starts = line_starts(text);
+    let n = count;
+    // The 1-based lines a byte range touches.
+    let span = |r: &Range<usize>| -> Range<usize> {
+        let a = line_of(&starts, r.start).clamp(1, n.max(1));
+        let end_off = r.end.saturating_sub(1).max(r.start);
+        let b = line_of(&starts, end_off).clamp(a, n.max(1));
+        a..b + 1
+    };
+
+    let mut lower_buf = text.as_bytes().to_ascii_lowercase();
+    // Ranges blanked in `design` only (link text, autolinks).
+    let mut design_only: Vec<Range<usize>> = Vec::new();
+    let mut hidden = vec![false; n + 1];
+    // Lines that hold rendered text or HTML (anything but a reference definition).
+    let mut touched = vec![false; n + 1];
+    let mut marks: Vec<Mark> = Vec::new();
+    let mut heading_text = String::new();
+    let mut heading_open: Option<(u8, Range<usize>)> = None;
+    // Open links: their range, title, and the ranges of their visible text.
+    let mut links: Vec<(Range<usize>, bool, Vec<Range<usize>>)> = Vec::new();
+    let mut image_depth = 0usize;
+    let mut code_open: Option<(Range<usize>, Vec<Range<usize>>)> = None;
+    let mut in_comment = false;
+
+    let mut opts = Options::empty();
+    opts.insert(Options::ENABLE_TABLES);
+    let mut iter = Parser::new_ext(text, opts).into_offset_iter();
+    for (ev, range) in &mut iter {
+        match &ev {
+            Event::Text(_) | Event::Code(_) => {
+                for l in span(&range) {
+                    touched[l] = true;
+                }
+                if image_depth == 0
+                    && let Some(top) = links.last_mut()
+                {
+                    top.2.push(range.clone());
+                }
+                if let Some((_, inner)) = &mut code_open {
+                    inner.push(range.clone());
+                }
+            }
+            _ => {}
+        }
+        match ev {
+            Event::Start(Tag::Heading { level, .. }) => {
+                heading_open = Some((level as u8, range));
+                heading_text.clear();
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some((level, r)) = heading_open.take() {
+                    marks.push(Mark {
+                        range: r,
+                        kind: LineKind::Heading,
+                        extra: Some(heading_text.trim().to_string()),
+                        level,
+                    });
+                }
+            }
+            Event::Text(t) | Event::Code(t) if heading_open.is_some() && image_depth == 0 => {
+                heading_text.push_str(&t)
+            }
+            Event::Start(Tag::CodeBlock(kind)) => {
+                let code_lang = match kind {
+                    pulldown_cmark::CodeBlockKind::Fenced(info) => info
+                        .split_whitespace()
+                        .next()
+                        .map(|s| s.to_ascii_lowercase()),
+                    pulldown_cmark::CodeBlockKind::Indented => None,
+                };
+                code_open = Some((range.clone(), Vec::new()));
+                marks.push(Mark {
+                    range,
+                    kind: LineKind::Code,
+                    extra: code_lang,
+                    level: 0,
+                });
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                // The fences and their info string are not content: a
+                // `shell` tag over a directory listing says nothing.
+                if let Some((r, inner)) = code_open.take() {
+                    let mut content = std::collections::HashSet::new();
+                    for t in &inner {
+                        content.extend(span(t));
+                    }
+                    for l in span(&r) {
+                        if !content.contains(&l) {
+                            let a = starts[l - 1];
+                            blank(&mut lower_buf, a..a + raw[l - 1].len());
+                        }
+                    }
+                }
+            }
+            Event::Start(Tag::Table(_)) => marks.push(Mark {
+                range,
+                kind: LineKind::Table,
+                extra: None,
+                level: 0,
+            }),
+            Event::Start(Tag::Item) => marks.push(Mark {
+                range,
+                kind: LineKind::ListItem,
+                extra: None,
+                level: 0,
+            }),
+            Event::Start(Tag::Link { title, .. }) => {
+                links.push((range, !title.is_empty(), Vec::new()))
+            }
+            Event::End(TagEnd::Link) => {
+                if let Some((r, titled, visible)) = links.pop() {
+                    // The destination and title are not shown; the text is,
+                    // but names a document rather than the design.
+                    let mut at = r.start;
+                    for v in visible
+                        .iter()
+                        .filter(|v| v.start >= r.start && v.end <= r.end)
+                    {
+                        if v.start > at {
+                            blank(&mut lower_buf, at..v.start);
+                        }
+                        at = at.max(v.end);
+                    }
+                    blank(&mut lower_buf, at..r.end);
+                    design_only.push(r.clone());
+                    if titled {
+                        hidden[span(&r).end - 1] = true;
+                    }
+                    // The link's text is visible inside an enclosing link too.
+                    if let Some(top) = links.last_mut() {
+                        top.2.extend(visible);
+                    }
+                }
+            }
+            Event::Start(Tag::Image { title, .. }) => {
+                image_depth += 1;
+                let src = &text[range.clone()];
+                let has_alt = src.starts_with("![") && !src[2..].starts_with(']');
+                if has_alt || !title.is_empty() {
+                    hidden[span(&range).start] = true;
+                }
+                blank(&mut lower_buf, range);
+            }
+            Event::End(TagEnd::Image) => image_depth = image_depth.saturating_sub(1),
+            Event::Html(ref h) | Event::InlineHtml(ref h) if !range.is_empty() => {
+                for l in span(&range) {
+                    touched[l] = true;
+                }
+                let mut comment = in_comment;
+                if let Some(i) = h.find("<!--") {
+                    comment = true;
+                    in_comment = !h[i + 4..].contains("-->");
+                } else if in_comment && h.contains("-->") {
+                    in_comment = false;
+                }
+                if comment && h.chars().any(|c| c.is_alphanumeric()) {
+                    hidden[span(&range).start] = true;
+                }
+                blank(&mut lower_buf, range.clone());
+                // An HTML block is a line of its own; inline HTML (a `<br>`,
+                // a comment inside a sentence) leaves the line prose.
+                if matches!(ev, Event::Html(_)) {
+                    marks.push(Mark {
+                        range,
+                        kind: LineKind::Html,
+                        extra: None,
+                        level: 0,
+                    })
+                }
+            }
+            _ => {}
+        }
+    }
+
     let mut lines: Vec<Line> = raw[..count]
         .iter()
         .enumerate()
@@ -249,7 +495,8 @@ fn structure(text: &str) -> (Vec<Line>, Vec<Section>) {
             Line {
                 number: i + 1,
                 text: t.to_string(),
-                lower: t.to_ascii_lowercase(),
+                lower: String::new(),
+                design: String::new(),
                 kind: if t.trim().is_empty() {
                     LineKind::Blank
                 } else {
@@ -261,80 +508,68 @@ fn structure(text: &str) -> (Vec<Line>, Vec<Section>) {
             }
         })
         .collect();
-    let starts = line_starts(text);
-    let n = lines.len();
-    let mut headings: Vec<(usize, u8, Range<usize>)> = Vec::new();
-    let mut heading_text = String::new();
-    let mut heading_open: Option<(u8, Range<usize>)> = None;
-    let mut marks: Vec<(Range<usize>, LineKind, Option<String>)> = Vec::new();
 
-    let mut opts = Options::empty();
-    opts.insert(Options::ENABLE_TABLES);
-    for (ev, range) in Parser::new_ext(text, opts).into_offset_iter() {
-        match ev {
-            Event::Start(Tag::Heading { level, .. }) => {
-                heading_open = Some((level as u8, range));
-                heading_text.clear();
+    // Link reference definitions render as nothing; `[//]: # (...)` is how
+    // Markdown authors write comments.
+    let mut ref_defs = Vec::new();
+    for l in &lines {
+        if !touched[l.number] && l.kind != LineKind::Blank && REF_DEF.is_match(&l.text) {
+            ref_defs.push(l.number);
+            if REF_DEF_TITLE.is_match(&l.text) {
+                hidden[l.number] = true;
             }
-            Event::End(TagEnd::Heading(_)) => {
-                if let Some((level, r)) = heading_open.take() {
-                    headings.push((headings.len(), level, r.clone()));
-                    marks.push((r, LineKind::Heading, Some(heading_text.trim().to_string())));
-                }
-            }
-            Event::Text(t) | Event::Code(t) if heading_open.is_some() => heading_text.push_str(&t),
-            Event::Start(Tag::CodeBlock(kind)) => {
-                let code_lang = match kind {
-                    pulldown_cmark::CodeBlockKind::Fenced(info) => info
-                        .split_whitespace()
-                        .next()
-                        .map(|s| s.to_ascii_lowercase()),
-                    pulldown_cmark::CodeBlockKind::Indented => None,
-                };
-                marks.push((range, LineKind::Code, code_lang));
-            }
-            Event::Start(Tag::Table(_)) => marks.push((range, LineKind::Table, None)),
-            Event::Start(Tag::Item) => marks.push((range, LineKind::ListItem, None)),
-            Event::Html(_) | Event::InlineHtml(_) if !range.is_empty() => {
-                marks.push((range, LineKind::Html, None))
-            }
-            _ => {}
+            let a = starts[l.number - 1];
+            blank(&mut lower_buf, a..a + l.text.len());
         }
+    }
+    for &r in &ref_defs {
+        lines[r - 1].kind = LineKind::Html;
+    }
+
+    let mut design_buf = lower_buf.clone();
+    for r in design_only {
+        blank(&mut design_buf, r);
+    }
+    let lower = to_string(lower_buf);
+    let urls: Vec<Range<usize>> = BARE_URL.find_iter(&lower).map(|m| m.range()).collect();
+    for r in urls {
+        blank(&mut design_buf, r);
+    }
+    let design = to_string(design_buf);
+    for l in &mut lines {
+        let a = starts[l.number - 1];
+        let b = a + l.text.len();
+        l.lower = lower.get(a..b).unwrap_or_default().to_string();
+        l.design = design.get(a..b).unwrap_or_default().to_string();
     }
 
     // Mark kinds; code and tables override list items they sit inside.
     let mut heading_lines: Vec<(usize, u8, String)> = Vec::new();
-    for (r, kind, extra) in &marks {
-        let a = line_of(&starts, r.start).clamp(1, n.max(1));
-        let end_off = r.end.saturating_sub(1).max(r.start);
-        let b = line_of(&starts, end_off).clamp(a, n.max(1));
+    for m in &marks {
         if n == 0 {
             break;
         }
-        for l in &mut lines[a - 1..b] {
-            if l.kind == LineKind::Blank && *kind != LineKind::Code {
+        let lines_of = span(&m.range);
+        let a = lines_of.start;
+        for l in &mut lines[a - 1..lines_of.end - 1] {
+            if l.kind == LineKind::Blank && m.kind != LineKind::Code {
                 continue;
             }
             let replace = !matches!(
-                (l.kind, kind),
+                (l.kind, m.kind),
                 (LineKind::Code, _)
                     | (LineKind::Heading, _)
                     | (LineKind::Table, LineKind::ListItem)
             );
             if replace {
-                l.kind = *kind;
-                if *kind == LineKind::Code {
-                    l.code_lang = extra.clone();
+                l.kind = m.kind;
+                if m.kind == LineKind::Code {
+                    l.code_lang = m.extra.clone();
                 }
             }
         }
-        if *kind == LineKind::Heading {
-            let level = headings
-                .iter()
-                .find(|(_, _, hr)| hr == r)
-                .map(|(_, lv, _)| *lv)
-                .unwrap_or(1);
-            heading_lines.push((a, level, extra.clone().unwrap_or_default()));
+        if m.kind == LineKind::Heading {
+            heading_lines.push((a, m.level.max(1), m.extra.clone().unwrap_or_default()));
         }
     }
     heading_lines.sort_by_key(|h| h.0);
@@ -351,15 +586,18 @@ fn structure(text: &str) -> (Vec<Line>, Vec<Section>) {
         parent: None,
         role: SectionRole::Preamble,
     }];
+    // Open sections by increasing level: the parent of a new heading is the
+    // last one above it with a lower level.
+    let mut open: Vec<usize> = vec![0];
     for (i, (line, level, heading)) in heading_lines.iter().enumerate() {
         let end = heading_lines
             .get(i + 1)
             .map(|h| h.0.saturating_sub(1))
             .unwrap_or(n);
-        let parent = sections
-            .iter()
-            .rposition(|s: &Section| s.level < *level)
-            .or(Some(0));
+        while open.len() > 1 && sections[*open.last().unwrap_or(&0)].level >= *level {
+            open.pop();
+        }
+        let parent = open.last().copied().or(Some(0));
         // The document title names the whole spec, not a part of it.
         let mut role = if *level == 1 && i == 0 {
             SectionRole::Preamble
@@ -388,6 +626,7 @@ fn structure(text: &str) -> (Vec<Line>, Vec<Section>) {
             parent,
             role,
         });
+        open.push(sections.len() - 1);
     }
     let mut si = 0;
     let mut block = 0;
@@ -410,7 +649,23 @@ fn structure(text: &str) -> (Vec<Line>, Vec<Section>) {
         l.block = block;
         prev_kind = l.kind;
     }
-    (lines, sections)
+    let mut blocks = vec![0..0; block + 1];
+    for l in &lines {
+        let b = &mut blocks[l.block];
+        if b.start == b.end {
+            *b = l.number..l.number + 1;
+        } else {
+            b.end = l.number + 1;
+        }
+    }
+    let hidden_lines = (1..=n).filter(|&l| hidden[l]).collect();
+    Structure {
+        lines,
+        sections,
+        blocks,
+        hidden_lines,
+        lower,
+    }
 }
 
 #[cfg(test)]
@@ -461,5 +716,47 @@ mod tests {
         assert_eq!(s.lines.len(), 2);
         assert_eq!(s.sections.len(), 1);
         assert_eq!(s.title(), None);
+    }
+
+    #[test]
+    fn hidden_markdown_is_blanked_and_counted() {
+        let doc = "# T\n\n## Design\n\nCalls retry immediately. ![backoff alt](x.png) [doc](http://e/backoff-url \"backoff title\") <!-- backoff note -->\n\n[//]: # (backoff comment)\n\n```shell\nls migrations\n```\n";
+        let s = Spec::parse(None, doc.to_string());
+        let l5 = s.line(5).unwrap();
+        assert_eq!(l5.lower.len(), l5.text.len());
+        assert!(l5.lower.contains("calls retry immediately"));
+        assert!(!l5.lower.contains("backoff"), "{}", l5.lower);
+        // Link text is rendered (evidence) but names a document (no trigger).
+        assert!(l5.lower.contains("doc") && !l5.design.contains("doc"));
+        let c = s.line(7).unwrap();
+        assert_eq!(c.kind, LineKind::Html);
+        assert!(c.lower.trim().is_empty());
+        assert_eq!(s.hidden_lines, vec![5, 7]);
+        assert_eq!(s.hidden_count(), 2);
+        // The fence's info string is not content; the code is.
+        assert!(s.line(9).unwrap().lower.trim().is_empty());
+        assert_eq!(s.line(10).unwrap().lower, "ls migrations");
+        // Spec::lower agrees with the lines.
+        assert!(!s.lower.contains("backoff"));
+    }
+
+    #[test]
+    fn a_reference_line_inside_a_paragraph_is_rendered_text() {
+        let s = Spec::parse(None, "# T\n\nText.\n[//]: # (shown)\n".to_string());
+        assert_eq!(s.line(4).unwrap().kind, LineKind::Prose);
+        assert!(s.line(4).unwrap().lower.contains("shown"));
+        assert!(s.hidden_lines.is_empty());
+    }
+
+    #[test]
+    fn many_flat_headings_parse_in_linear_time_shape() {
+        let mut doc = String::from("# T\n");
+        for i in 0..2000 {
+            doc.push_str(&format!("## H{i}\ntext\n### Sub{i}\nmore\n"));
+        }
+        let s = Spec::parse(None, doc);
+        let last = s.sections.last().unwrap();
+        assert_eq!(last.heading, "Sub1999");
+        assert_eq!(s.sections[last.parent.unwrap()].heading, "H1999");
     }
 }

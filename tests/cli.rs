@@ -390,7 +390,7 @@ fn batch_size_splits_evaluation() {
     let spec = dir.path().join("many.md");
     let mut text = String::from("# Many\n");
     for i in 0..7 {
-        text.push_str(&format!("\n## Part {i}\n\nWe frobnicate part {i}.\n"));
+        text.push_str(&format!("\n## Part {i}\n\nWe frobnicate `part{i}`.\n"));
     }
     std::fs::write(&spec, text).unwrap();
     let v = fixture_run()
@@ -548,6 +548,26 @@ fn stdin_and_file_give_the_same_concerns() {
     assert_eq!(a["concerns"], b["concerns"]);
     assert!(b["spec"]["path"].is_null());
     assert_eq!(a["spec"]["sha256"], b["spec"]["sha256"]);
+}
+
+#[test]
+fn one_gap_told_with_different_word_endings_is_one_concern() {
+    // Built-in rules: three sections retry without backoff, in words that
+    // differ only in their endings ("retried", "retries"): one gap.
+    let spec = "# Sync\n\n## Pull\n\nThe agent pulls the catalog every hour. A failed pull is retried.\n\n## Push\n\nThe agent pushes orders to the warehouse and retries each failed push.\n\n## Cleanup\n\nThe cleanup step deletes old files. Failed deletes are retried.\n";
+    let v = gauntlet()
+        .args(["--format", "json", "--no-store"])
+        .stdin(spec)
+        .run()
+        .json();
+    let titles: Vec<&str> = v["concerns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["rule"] == "retry-backoff")
+        .map(|c| c["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles.len(), 1, "{titles:?}");
 }
 
 /// `--report PATH`: one run gives JSON on stdout and the human report in a

@@ -138,8 +138,17 @@ fn every_rule_catches_its_gap_and_spares_its_mitigated_twin() {
                     e.adversary, e.rule
                 ));
             }
-            // What is missing and where: the detail names the lines.
+            // What is missing and where: the detail names the lines; the
+            // attacker says how sure it is, and the title reads as a title.
             for c in &found {
+                let confidence = c["confidence"].as_f64().unwrap_or(-1.0);
+                if !(0.0..=1.0).contains(&confidence) || confidence == 0.0 {
+                    failures.push(format!("{name}: no confidence in (0, 1]: {c}"));
+                }
+                let title = c["title"].as_str().unwrap_or_default();
+                if title.chars().next().is_none_or(|ch| ch.is_lowercase()) {
+                    failures.push(format!("{name}: title starts in lower case: {title}"));
+                }
                 let detail = c["detail"].as_str().unwrap_or_default();
                 if !detail.contains("Line") {
                     failures.push(format!("{name}: detail does not cite lines: {detail}"));

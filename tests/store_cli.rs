@@ -374,15 +374,16 @@ fn review_report_per_run_unless_no_report() {
         assert!(text.contains(heading), "{heading} missing:\n{text}");
     }
     assert!(
-        text.contains("| burned_oncall | 5 | 0 | 2 | 40% |"),
+        text.contains("| burned_oncall | 7 | 0 | 3 | 43% |"),
         "{text}"
     );
     let again = std::fs::read_to_string(&second).unwrap();
     assert!(again.contains("dropped by rc-"), "{again}");
-    // Second run: 3 of burned_oncall's 5 were filtered; both of the 2 seen
-    // (the currency API call, the batch job reinstated again) were accepted.
+    // Second run: the 4 dismissed of burned_oncall's 7 were filtered; all 3
+    // seen (the currency API call, the batch job reinstated again, the
+    // billing API's rate limit) were accepted.
     assert!(
-        again.contains("| burned_oncall | 5 | 3 | 2 | 100% |"),
+        again.contains("| burned_oncall | 7 | 4 | 3 | 100% |"),
         "{again}"
     );
     run_ok(

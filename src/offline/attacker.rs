@@ -5,11 +5,13 @@
 
 use super::checks;
 use super::evidence::{self, EvidenceKind};
+use super::sentence;
 use super::subject;
 use crate::concern::RawConcern;
 use crate::persona::Persona;
 use crate::rule::{Rule, Scope};
 use crate::spec::{LineKind, SectionRole, Spec};
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 /// Lines further apart than this start a new concern for the same rule.
@@ -32,7 +34,12 @@ fn kind_allowed(rule: &Rule, kind: LineKind) -> bool {
 
 struct Hit {
     line: usize,
+    /// The trigger match's byte range in the line.
+    range: Range<usize>,
     matched: String,
+    /// How many different trigger matches the line holds: a line that states
+    /// the element in several of the rule's ways states the gap most fully.
+    strength: usize,
 }
 
 /// Every concern one persona raises on the spec.
@@ -56,10 +63,21 @@ pub fn goal_line(spec: &Spec, rule: &Rule) -> Option<usize> {
         .map(|l| l.number)
 }
 
-/// The lines that fire a rule: trigger matches on design lines, kept when
-/// the rule's `near` patterns also match the block. Public for `explain`.
+/// The lines that fire a rule: trigger matches on design lines, in a
+/// sentence that states the design (see `sentence`), kept when the rule's
+/// `near` patterns also match the block. Public for `explain`.
 pub fn trigger_hits(spec: &Spec, rule: &Rule) -> Vec<(usize, String)> {
+    design_hits(spec, rule)
+        .into_iter()
+        .map(|h| (h.line, h.matched))
+        .collect()
+}
+
+fn design_hits(spec: &Spec, rule: &Rule) -> Vec<Hit> {
     let mut hits = Vec::new();
+    // Whether a block matches `near`, worked out once per block: a spec of
+    // one huge paragraph must not be rescanned for every line.
+    let mut near_blocks: HashMap<usize, bool> = HashMap::new();
     for line in &spec.lines {
         if !kind_allowed(rule, line.kind) {
             continue;
@@ -71,35 +89,75 @@ pub fn trigger_hits(spec: &Spec, rule: &Rule) -> Vec<(usize, String)> {
         ) {
             continue;
         }
-        if let Some(m) = rule.trigger(&line.lower) {
-            if !rule.near.is_empty() {
-                let block = spec.block_lines(line.number);
-                let near = (block.start..block.end).any(|n| {
+        let mut design = rule
+            .triggers_in(&line.design)
+            .filter(|m| sentence::not_design(spec, line.number, m.start, m.end).is_none());
+        let Some(m) = design.next() else {
+            continue;
+        };
+        if !rule.near.is_empty() {
+            let near = *near_blocks.entry(line.block).or_insert_with(|| {
+                spec.block_lines(line.number).any(|n| {
                     rule.near
                         .iter()
                         .any(|r| r.is_match(spec.lines[n - 1].lower.as_bytes()))
-                });
-                if !near {
-                    continue;
-                }
+                })
+            });
+            if !near {
+                continue;
             }
-            hits.push((line.number, line.text[m].to_string()));
         }
+        // The rest of the line's design matches, each read once.
+        let mut distinct: HashSet<&str> = HashSet::from([&line.design[m.clone()]]);
+        distinct.extend(design.map(|t| &line.design[t]));
+        let strength = distinct.len();
+        hits.push(Hit {
+            line: line.number,
+            matched: line.text[m.clone()].to_string(),
+            range: m,
+            strength,
+        });
     }
     hits
 }
 
 /// The first and last line of the group of trigger hits `line` belongs to.
 pub fn cluster_of(spec: &Spec, rule: &Rule, line: usize) -> (usize, usize) {
-    let hits: Vec<Hit> = trigger_hits(spec, rule)
-        .into_iter()
-        .map(|(line, matched)| Hit { line, matched })
-        .collect();
+    let hits = design_hits(spec, rule);
     clusters(spec, &hits)
         .into_iter()
         .find(|c| c.iter().any(|h| h.line == line))
         .map(|c| (c[0].line, c[c.len() - 1].line))
         .unwrap_or((line, line))
+}
+
+/// What the attacker already found while looking for a rule's safeguard,
+/// so that many findings in one section or block scan it once (linear time
+/// on huge specs).
+struct Looked<'s> {
+    spec: &'s Spec,
+    rule: &'s Rule,
+    universal: Option<Vec<evidence::Evidence>>,
+    scopes: HashMap<(usize, usize), Vec<evidence::Evidence>>,
+}
+
+impl Looked<'_> {
+    fn evidence(&mut self, first: usize, last: usize) -> Vec<evidence::Evidence> {
+        let scope = scope_lines(self.spec, self.rule.def.scope, first, last);
+        let (spec, rule) = (self.spec, self.rule);
+        let mut found = self
+            .scopes
+            .entry((scope.start, scope.end))
+            .or_insert_with(|| evidence::find(spec, &rule.safeguards, scope))
+            .clone();
+        found.extend(
+            self.universal
+                .get_or_insert_with(|| evidence::universal(spec, &rule.safeguards))
+                .iter()
+                .cloned(),
+        );
+        found
+    }
 }
 
 /// The concerns one rule raises.
@@ -121,6 +179,12 @@ pub fn attack_rule(spec: &Spec, rule: &Rule) -> Vec<RawConcern> {
             None => return out,
         }
     };
+    let mut looked = Looked {
+        spec,
+        rule,
+        universal: None,
+        scopes: HashMap::new(),
+    };
     let max = rule.def.max.unwrap_or(usize::MAX);
     // `max` counts concerns with no safeguard close by; those the spec
     // seems to answer are raised too, for the evaluators to dismiss.
@@ -130,55 +194,90 @@ pub fn attack_rule(spec: &Spec, rule: &Rule) -> Vec<RawConcern> {
             if open >= max {
                 break;
             }
-            let hits = [
-                Hit {
-                    line: c.first,
-                    matched: c.what.clone(),
-                },
-                Hit {
-                    line: c.last,
-                    matched: c.what.clone(),
-                },
-            ];
+            let hit = |line: usize| Hit {
+                line,
+                range: 0..0,
+                matched: c.what.clone(),
+                strength: 1,
+            };
+            let hits = [hit(c.first), hit(c.last)];
             let cluster = if c.first == c.last {
                 &hits[..1]
             } else {
                 &hits[..]
             };
-            if let Some((k, stated)) = concern_for(spec, rule, cluster, Some(&c.note), goal) {
+            if let Some((k, stated)) =
+                concern_for(spec, rule, cluster, Some(&c.note), goal, &mut looked)
+            {
                 open += usize::from(!stated);
                 out.push(k);
             }
         }
         return out;
     }
-    let hits: Vec<Hit> = trigger_hits(spec, rule)
-        .into_iter()
-        .map(|(line, matched)| Hit { line, matched })
-        .collect();
+    let hits = design_hits(spec, rule);
     // Findings in the design's details come before those in a summary or
-    // overview, which tells the same design briefly.
+    // overview, which tells the same design briefly, and before a mention
+    // only in a diagram, table or code block.
     let mut ordered = clusters(spec, &hits);
     ordered.sort_by_key(|c| {
         let role = spec.sections[spec.lines[c[0].line - 1].section].role;
+        let only_figure = c.iter().all(|h| {
+            matches!(
+                spec.lines[h.line - 1].kind,
+                LineKind::Code | LineKind::Table
+            )
+        });
+        // The section about the element ("Query API" under "4.2 Query
+        // API") is where its details are.
+        let heading = spec.sections[spec.lines[c[0].line - 1].section]
+            .heading
+            .to_lowercase();
+        let words: Vec<&str> = heading
+            .split(|ch: char| !ch.is_alphanumeric())
+            .filter(|w| w.len() >= 3 && w.chars().any(|ch| ch.is_alphabetic()))
+            .collect();
+        let lower = spec.lines[c[0].line - 1].text.to_lowercase();
+        let covered = words.iter().filter(|w| lower.contains(**w)).count();
+        let own_section = if words.is_empty() {
+            0
+        } else {
+            100 * covered / words.len()
+        };
+        // A line that matches several of the rule's triggers ("session
+        // cookie" and "SameSite=None") states the gap more fully than a
+        // passing mention of one.
+        let strength = c.iter().map(|h| h.strength).max().unwrap_or(1);
         (
             matches!(role, SectionRole::Summary | SectionRole::Preamble),
+            only_figure,
+            std::cmp::Reverse(strength),
+            std::cmp::Reverse(own_section),
             c[0].line,
         )
     });
+    // One concern per gap: a second finding about the same subject is the
+    // same gap told again.
+    let mut raised: HashSet<String> = HashSet::new();
+    let mut norm = crate::store::similarity::Normaliser::new();
     for cluster in ordered {
         if open >= max {
             break;
         }
-        if let Some((c, stated)) = concern_for(spec, rule, cluster, None, goal) {
-            open += usize::from(!stated);
-            out.push(c);
+        if let Some((c, stated)) = concern_for(spec, rule, cluster, None, goal, &mut looked) {
+            // One concern per gap: the same title again, in a summary, a
+            // figure or another section, is the same gap told again; so is
+            // one differing only in word endings ("retry", "retried").
+            if raised.insert(norm.terms(&c.title).join(" ")) {
+                open += usize::from(!stated);
+                out.push(c);
+            }
         }
     }
     out
 }
 
-/// Group hits by section (public for `explain`), splitting runs with gaps wider than `CLUSTER_GAP`.
+/// Group hits by section, splitting runs with gaps wider than `CLUSTER_GAP`.
 fn clusters<'h>(spec: &Spec, hits: &'h [Hit]) -> Vec<&'h [Hit]> {
     let mut out = Vec::new();
     let mut start = 0;
@@ -233,16 +332,50 @@ pub fn held_back_by(
         .find(|e| e.kind == EvidenceKind::Affirmed)
 }
 
+/// Most components a concern's subject keeps.
+const SUBJECT_TERMS: usize = 6;
+
+/// How sure the attacker is that the finding is a real gap, from 0 to 1: a
+/// design detail stated in prose, or a spec that says the safeguard is
+/// absent, is surer than a summary line, a diagram or a table cell.
+fn confidence(spec: &Spec, cluster: &[Hit], found: &[evidence::Evidence]) -> f64 {
+    let first = &spec.lines[cluster[0].line - 1];
+    let mut c: f64 = 0.6;
+    match spec.sections[first.section].role {
+        SectionRole::Normal => c += 0.15,
+        SectionRole::Summary | SectionRole::Preamble => c -= 0.15,
+        _ => {}
+    }
+    if cluster.iter().all(|h| {
+        matches!(
+            spec.lines[h.line - 1].kind,
+            LineKind::Code | LineKind::Table
+        )
+    }) {
+        c -= 0.1;
+    }
+    if cluster.len() > 1 {
+        c += 0.05;
+    }
+    if found.iter().any(|e| e.kind == EvidenceKind::Negated) {
+        c += 0.15;
+    } else if found.iter().any(|e| e.kind == EvidenceKind::Deferred) {
+        c += 0.05;
+    }
+    (c.clamp(0.2, 0.95) * 100.0).round() / 100.0
+}
+
 fn concern_for(
     spec: &Spec,
     rule: &Rule,
     cluster: &[Hit],
     note: Option<&str>,
     goal: Option<usize>,
+    looked: &mut Looked,
 ) -> Option<(RawConcern, bool)> {
     let first = cluster.first()?.line;
     let last = cluster.last()?.line;
-    let found = safeguard_evidence(spec, rule, first, last);
+    let found = looked.evidence(first, last);
     // Issue 9: the attacker is aggressive. A safeguard stated close by no
     // longer holds the concern back: it is raised as a question and the
     // evaluators dismiss it, citing that line, so the store learns offline.
@@ -251,26 +384,42 @@ fn concern_for(
     let section = spec.section_path(section_idx);
     let mut subject: Vec<String> = Vec::new();
     for h in cluster {
+        if subject.len() >= SUBJECT_TERMS {
+            break;
+        }
         let m = h.matched.trim().to_lowercase();
         if !subject.contains(&m) {
             subject.push(m);
         }
     }
-    for n in first..=last {
+    'lines: for n in first..=last {
         for c in subject::components(&spec.lines[n - 1].text) {
-            if !subject.contains(&c) && subject.len() < 6 {
+            if subject.len() >= SUBJECT_TERMS {
+                break 'lines;
+            }
+            if !subject.contains(&c) {
                 subject.push(c);
             }
         }
     }
-    let what = cluster[0].matched.trim().to_string();
-    // A subject cut inside `code` would leave a dangling backtick in the title.
-    let what_title = if what.matches('`').count() % 2 == 1 {
-        what.replace('`', "")
-    } else {
-        what.to_string()
+    let what = match &cluster[0] {
+        h if h.range.is_empty() => subject::clean(&h.matched, 0..h.matched.len()),
+        h => subject::clean(&spec.lines[h.line - 1].text, h.range.clone()),
     };
-    let title = rule.def.title.replace("{subject}", &what_title);
+    let what = if what.is_empty() {
+        h_matched(cluster)
+    } else if !what.contains(' ') && !cluster[0].range.is_empty() {
+        // A bare word ("retries") names no element; the component named
+        // right after it does ("retries `SyncJob`").
+        let line = &spec.lines[cluster[0].line - 1].text;
+        match subject::named_after(line, cluster[0].range.end) {
+            Some(name) => format!("{what} {name}"),
+            None => what,
+        }
+    } else {
+        what
+    };
+    let title = subject::capitalise(&rule.def.title.replace("{subject}", &what));
     let where_ = if first == last {
         format!("Line {first}")
     } else {
@@ -320,9 +469,14 @@ fn concern_for(
             rule: Some(rule.id().to_string()),
             section: Some(section),
             subject,
+            confidence: Some(confidence(spec, cluster, &found)),
         },
         stated,
     ))
+}
+
+fn h_matched(cluster: &[Hit]) -> String {
+    cluster[0].matched.trim().replace('`', "")
 }
 
 pub(crate) fn excerpt(text: &str) -> String {

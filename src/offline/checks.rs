@@ -56,7 +56,7 @@ fn two_of(spec: &Spec, rule: &Rule) -> Vec<Candidate> {
     for line in spec.lines.iter().filter(|l| is_design(spec, l.number)) {
         // A line counts when it, or the heading of its section, matches.
         let heading = &spec.sections[line.section].heading;
-        if rule.trigger(&line.lower).is_none()
+        if rule.trigger(&line.design).is_none()
             && rule.trigger(&heading.to_ascii_lowercase()).is_none()
         {
             continue;

@@ -11,6 +11,7 @@ pub mod final_boss;
 pub mod fresh_eyes;
 pub mod lexicon;
 pub mod rebuttal;
+pub mod sentence;
 pub mod subject;
 
 use crate::catalog::{Catalog, FINAL_BOSS};

@@ -269,6 +269,7 @@ mod tests {
                 rule: Some("missing-timeout".into()),
                 section: Some("Integrations".into()),
                 subject: vec!["calls the fraud api".into()],
+                confidence: None,
             },
         );
         c.votes = votes

@@ -160,6 +160,148 @@ pub fn mentions_any(text: &str, terms: &[String]) -> bool {
         .any(|t| !t.is_empty() && lower.contains(t.as_str()))
 }
 
+static ROUTE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+/[^\s`'\x22),;|]*").unwrap()
+});
+static URL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(?:https?|ftp)://\S+|\bwww\.\S+").unwrap());
+static PERCENT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"%[0-9A-Fa-f]{2}").unwrap());
+
+/// Words that cannot end a subject: a phrase ending in one was cut short.
+const DANGLING: &[&str] = &[
+    "a", "an", "the", "for", "to", "of", "on", "in", "at", "by", "with", "from", "into", "onto",
+    "until", "via", "over", "and", "or", "its", "their", "our", "each", "every", "any", "all",
+    "per", "is", "are", "it", "they", "this", "that", "them",
+];
+
+/// A readable subject for a concern's title from the trigger match
+/// `range` of `text`: the full route when the match touches one
+/// (`POST /api/invites/accept`, never `POST /`), a phrase completed to its
+/// noun when the match stopped at a preposition or article ("wait for the
+/// payment callback", not "wait for"), no URLs or percent-encoded bytes,
+/// balanced backticks, at most about 60 characters.
+pub fn clean(text: &str, range: std::ops::Range<usize>) -> String {
+    if let Some(m) = ROUTE
+        .find_iter(text)
+        .find(|m| m.start() < range.end.max(range.start + 1) && range.start < m.end())
+    {
+        return tidy(m.as_str());
+    }
+    let mut s = text.get(range.clone()).unwrap_or_default().to_string();
+    let mut rest = text.get(range.end..).unwrap_or_default();
+    let mut added = 0;
+    // Words that start a new clause: the noun phrase ends before them.
+    const STOP: &[&str] = &[
+        "and", "or", "but", "then", "which", "that", "when", "is", "are", "was", "were", "before",
+        "after", "so", "if", "while", "because", "until", "with", "to", "in", "on",
+    ];
+    let mut complete_noun = false;
+    while added < 5 {
+        let last = s
+            .split_whitespace()
+            .last()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if !DANGLING.contains(&last.as_str()) {
+            // One more word completes a compound noun ("payment callback").
+            if added == 0 || complete_noun {
+                break;
+            }
+            complete_noun = true;
+            let next = rest.split_whitespace().next().unwrap_or("");
+            let bare = next.trim_end_matches([',', '.', ';', ':', ')', '?', '!']);
+            if bare.is_empty()
+                || !bare.chars().all(|c| c.is_alphabetic() || c == '-')
+                || STOP.contains(&bare.to_ascii_lowercase().as_str())
+                || !rest.starts_with(' ')
+            {
+                break;
+            }
+        }
+        let trimmed = rest.trim_start();
+        let Some(word) = trimmed.split_whitespace().next() else {
+            break;
+        };
+        let word_end = word
+            .find([',', '.', ';', ':', '(', ')', '?', '!'])
+            .unwrap_or(word.len());
+        if word_end == 0 {
+            break;
+        }
+        s.push(' ');
+        s.push_str(&word[..word_end]);
+        rest = &trimmed[word_end..];
+        added += 1;
+        if word_end < word.len() {
+            break;
+        }
+    }
+    tidy(&s)
+}
+
+fn tidy(s: &str) -> String {
+    let s = URL.replace_all(s, " ");
+    let s = PERCENT.replace_all(&s, "");
+    let mut s: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if s.matches('`').count() % 2 == 1 {
+        s = s.replace('`', "");
+    }
+    let mut words: Vec<&str> = s.split(' ').collect();
+    while words.len() > 1
+        && words
+            .last()
+            .is_some_and(|w| DANGLING.contains(&w.to_ascii_lowercase().as_str()))
+    {
+        words.pop();
+    }
+    let mut out = String::new();
+    for w in words {
+        if out.chars().count() + w.chars().count() > 60 && !out.is_empty() {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out.trim_matches(|c: char| {
+        matches!(
+            c,
+            ',' | '.' | ';' | ':' | '(' | ')' | '-' | '*' | '|' | '"' | '\''
+        )
+    })
+    .trim()
+    .to_string()
+}
+
+/// The component named within the few words after byte `from` of `text`:
+/// a backticked name or a capitalised word, as written.
+pub fn named_after(text: &str, from: usize) -> Option<String> {
+    let rest = text.get(from..)?;
+    let window: String = rest.split_inclusive(' ').take(5).collect();
+    let stop = window
+        .find(['.', ',', ';', ':', '(', ')', '?', '!'])
+        .unwrap_or(window.len());
+    let window = &window[..stop];
+    if let Some(c) = BACKTICK.captures(window) {
+        return Some(format!("`{}`", &c[1]));
+    }
+    PROPER
+        .find_iter(window)
+        .map(|m| m.as_str())
+        .find(|w| w.len() >= 2 && !COMMON.contains(&w.to_lowercase().as_str()))
+        .map(str::to_string)
+}
+
+/// `s` with its first letter upper-cased ("no timeout" -> "No timeout").
+pub fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,5 +322,17 @@ mod tests {
     fn sentence_initial_words_are_not_components() {
         let c = components("Retries happen. Uploads go to S3.");
         assert_eq!(c, vec!["s3".to_string()]);
+    }
+    #[test]
+    fn clean_subjects_are_whole_routes_and_noun_phrases() {
+        let t = "The app calls `POST /api/invites/accept` when the user clicks.";
+        let at = t.find("POST").unwrap();
+        assert_eq!(clean(t, at..at + 6), "POST /api/invites/accept");
+        let t = "The worker waits for the payment callback, then ships.";
+        let at = t.find("waits for").unwrap();
+        assert_eq!(clean(t, at..at + 9), "waits for the payment callback");
+        let t = "fetches https://example.com/a%20b and renders the page";
+        assert_eq!(clean(t, 0..t.len()), "fetches and renders the page");
+        assert_eq!(capitalise("no timeout on x"), "No timeout on x");
     }
 }

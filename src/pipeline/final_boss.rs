@@ -80,6 +80,7 @@ fn add_findings(
                 rule: Some(format!("final-boss/{}", f.check)),
                 section: lines.and_then(|(a, _)| run.spec.section_of(a).map(|s| s.heading.clone())),
                 subject: Vec::new(),
+                confidence: None,
             },
         );
         if run.concerns.iter().any(|x| x.id == c.id) {

@@ -226,6 +226,7 @@ impl ModelAttacker {
                                     lines: c.lines,
                                     rule: None,
                                     subject: Vec::new(),
+                                    confidence: None,
                                 })
                                 .collect()
                         }),

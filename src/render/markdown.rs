@@ -343,6 +343,7 @@ mod tests {
                 rule: Some(title.to_lowercase().replace(' ', "-")),
                 section: Some("Design".into()),
                 subject: vec![],
+                confidence: None,
             },
         );
         c.status = status;

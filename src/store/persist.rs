@@ -430,6 +430,7 @@ mod tests {
                 rule: Some(rule.into()),
                 section: Some("Design".into()),
                 subject: vec![],
+                confidence: None,
             },
         );
         c.status = status;

@@ -1,0 +1,296 @@
+//! Does a sentence state the proposed design? A trigger word in a sentence
+//! that denies it ("the controller does not make any HTTP calls"), imagines
+//! it ("if we were to retry forever"), tells what another system or today's
+//! system does ("currently the app polls"), states the problem the design
+//! removes ("protect the leader from retry storms"), tells a user story, or
+//! asks a question is not a design element, and raises nothing.
+
+use crate::spec::Spec;
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// Why a sentence is not read as the design.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    /// "does not", "MUST NOT", "never", "no", "without", "instead of".
+    Negated,
+    /// "if we were to", "suppose", "one option would be", "we considered".
+    Hypothetical,
+    /// "today", "currently", "the existing system", "used to".
+    Today,
+    /// "like Stripe", "other systems", "unlike".
+    OtherSystem,
+    /// "to prevent", "protects ... from", "avoids": the problem, not the design.
+    Problem,
+    /// "As an admin, I want ...".
+    UserStory,
+    /// The sentence is a question.
+    Question,
+    /// A person does it ("the customer can retry", "wait for their review"),
+    /// not the system.
+    Person,
+}
+
+impl Reading {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Reading::Negated => "negated",
+            Reading::Hypothetical => "hypothetical",
+            Reading::Today => "today's system",
+            Reading::OtherSystem => "another system",
+            Reading::Problem => "the problem the design solves",
+            Reading::UserStory => "a user story",
+            Reading::Question => "a question",
+            Reading::Person => "a person's action",
+        }
+    }
+}
+
+/// Negation words that, earlier in the same clause, deny what follows.
+static NEGATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:not|never|no|without|neither|nor|cannot|none of|no longer|instead of|rather than|avoid(?:s|ing)?|eliminat(?:e|es|ing)|forbid(?:s|den)?|prohibit(?:s|ed)?|disallow(?:s|ed)?)\b|n't\b",
+    )
+    .unwrap()
+});
+/// Negation words that are bounds, not denials ("no more than 3 retries").
+static NOT_A_DENIAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:no|not) (?:more|less|fewer|later|earlier|longer|sooner|greater|smaller) than\b|\bnot only\b|\bno matter\b|\bif not\b|\bwhether or not\b|\bnot yet\b").unwrap()
+});
+/// Words after the match that deny it ("retries are disabled").
+static NEGATION_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\W*(?:\w+\W+){0,2}?(?:is|are|will be|must be|should be|gets?)\s+(?:not (?:used|supported|enabled|allowed|planned|needed|required|in scope|part of)|disabled|removed|out of scope|forbidden|prohibited)\b").unwrap()
+});
+static HYPOTHETICAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:if we were to|were we to|suppose|imagine|hypothetical(?:ly)?|one option would be|another option would be|we (?:also )?considered|(?:was|were) considered|we could (?:also )?instead|a naive|naively|strawman)\b").unwrap()
+});
+static TODAY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:today|currently|at present|at the moment|presently|right now|as of now|historically|previously|in the past|used to|no longer|the (?:current|existing|legacy|old|previous) (?:\w+ ){0,2}?(?:system|service|implementation|design|setup|flow|process|approach|behaviou?r|code|version|pipeline|job|mechanism))\b").unwrap()
+});
+static OTHER_SYSTEM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:\b(?:[Ll]ike|[Uu]nlike|[Ss]imilar to|[Ii]nspired by|[Aa]s in|[Mm]odel(?:l)?ed (?:on|after))\s+`?[A-Z][\w.-]*|\b(?i:other|many|some|most|existing) (?:systems|tools|projects|products|vendors|implementations|libraries|frameworks|companies|teams|operators)\b)").unwrap()
+});
+static PROBLEM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:prevent(?:s|ing)?|protect(?:s|ing)? (?:\w+ ){0,3}?(?:from|against)|guard(?:s|ing)? against|defend(?:s|ing)? against|mitigat(?:e|es|ing)|reduc(?:e|es|ing) the (?:risk|chance|impact) of|(?:is|are) (?:vulnerable|prone|susceptible) to|suffer(?:s|ed)? from|the problem (?:is|of|with)|leads? to|resulting in|causes?|caused)\b").unwrap()
+});
+static USER_STORY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\W*(?:as an? |as the )[\w -]{1,40},? i (?:want|need|would like|can|should)\b|\bso that i (?:can|don't|do not)\b|^\W*i (?:want|need|would like) to\b").unwrap()
+});
+/// A person right before the verb: "the customer can retry".
+static PERSON_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:customers?|users?|admins?|administrators?|agents?|operators?|reviewers?|approvers?|humans?|people|persons?|guests?|visitors?|shoppers?|buyers?|sellers?|you|someone|anyone|engineers?|developers?|maintainers?|support staff|account (?:owner|holder)s?|(?:customer |user |signed-in |logged-in )?accounts?)\s+(?:can\s+|may\s+|could\s+|might\s+|then\s+|must\s+|should\s+|will\s+|manually\s+)*$").unwrap()
+});
+/// A person as the object: "wait for their review", "for a human to approve".
+static PERSON_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:their|his|her|your|a human|a person|someone|an? (?:reviewer|approver|admin|operator)|the (?:reviewer|approver|admin|operator|user|customer))\b").unwrap()
+});
+
+static QUOTED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new("\"[^\"]*\"|\u{201c}[^\u{201d}]*\u{201d}|`[^`]*`").unwrap());
+
+/// Where clauses end: a negation before this does not reach the match.
+static CLAUSE_BREAK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)[,;:(]|\b(?:but|and then|then|while|whereas|so|which|that|when|where|if|unless|otherwise|because|until|once|after|before)\b").unwrap()
+});
+
+/// The sentence around bytes `start..end` of line `n`, and the match's
+/// offsets inside it. A sentence that began on an earlier line of the same
+/// block is joined to it, so "does not\nretry" is one sentence.
+fn sentence_of(spec: &Spec, n: usize, start: usize, end: usize) -> (String, usize, usize) {
+    let text = spec.lines[n - 1].text.as_str();
+    let ends = |c: char| matches!(c, '.' | '!' | '?');
+    // A period inside a word or number (`v1.2`, `api.example.com`) does not end a sentence.
+    let boundary_before = |s: &str, upto: usize| -> Option<usize> {
+        let b = s.as_bytes();
+        (0..upto)
+            .rev()
+            .find(|&i| ends(b[i] as char) && (i + 1 >= b.len() || b[i + 1] == b' '))
+            .map(|i| i + 1)
+    };
+    let sent_end = {
+        let b = text.as_bytes();
+        (end..b.len())
+            .find(|&i| ends(b[i] as char) && (i + 1 >= b.len() || b[i + 1] == b' '))
+            .map(|i| i + 1)
+            .unwrap_or(text.len())
+    };
+    match boundary_before(text, start) {
+        Some(s) => (text[s..sent_end].to_string(), start - s, end - s),
+        None => {
+            // Join the tail of the previous line of the same paragraph.
+            let mut prefix = String::new();
+            let line = &spec.lines[n - 1];
+            if n >= 2 {
+                let prev = &spec.lines[n - 2];
+                if prev.block == line.block && prev.kind == line.kind {
+                    let p = prev.text.as_str();
+                    let from = boundary_before(p, p.len().saturating_sub(1)).unwrap_or(0);
+                    if !p.trim_end().ends_with(['.', '!', '?', ':']) {
+                        prefix = format!("{} ", &p[from..]);
+                    }
+                }
+            }
+            let off = prefix.len();
+            (
+                format!("{prefix}{}", &text[..sent_end]),
+                start + off,
+                end + off,
+            )
+        }
+    }
+}
+
+/// How the sentence holding bytes `start..end` of line `n` reads, when it
+/// does not state the proposed design; `None` when it does.
+pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Reading> {
+    let (sentence, s, e) = sentence_of(spec, n, start, end);
+    let before = &sentence[..s.min(sentence.len())];
+    let after = &sentence[e.min(sentence.len())..];
+    if sentence.trim_end().ends_with('?') {
+        return Some(Reading::Question);
+    }
+    if USER_STORY.is_match(&sentence) {
+        return Some(Reading::UserStory);
+    }
+    let clause = match CLAUSE_BREAK.find_iter(before).last() {
+        Some(m) => &before[m.end()..],
+        None => before,
+    };
+    let clause_clean = NOT_A_DENIAL.replace_all(clause, " ");
+    // A long trigger match can hold the denial itself ("the token ... are
+    // never written to logs").
+    // Quoted text is what the system says, not a denial ("shows \"No account\"").
+    let unquoted = QUOTED.replace_all(&sentence, |c: &regex::Captures| " ".repeat(c[0].len()));
+    let inside = unquoted
+        .get(s.min(sentence.len())..e.min(sentence.len()))
+        .unwrap_or_default();
+    let inside = NOT_A_DENIAL.replace_all(inside, " ");
+    let inner_denial = NEGATION
+        .find(&inside)
+        .is_some_and(|m| m.start() > 0 && !CLAUSE_BREAK.is_match(&inside[..m.start()]));
+    if NEGATION.is_match(&clause_clean) || NEGATION_AFTER.is_match(after) || inner_denial {
+        return Some(Reading::Negated);
+    }
+    if PERSON_BEFORE.is_match(clause) || PERSON_AFTER.is_match(after) {
+        return Some(Reading::Person);
+    }
+    if HYPOTHETICAL.is_match(before) {
+        return Some(Reading::Hypothetical);
+    }
+    if TODAY.is_match(before) {
+        return Some(Reading::Today);
+    }
+    if OTHER_SYSTEM.is_match(before) {
+        return Some(Reading::OtherSystem);
+    }
+    if PROBLEM.is_match(clause) {
+        return Some(Reading::Problem);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reading(line: &str, word: &str) -> Option<Reading> {
+        let spec = Spec::parse(None, format!("# T\n\n## Design\n\n{line}\n"));
+        let start = line.to_lowercase().find(word).expect("word in line");
+        not_design(&spec, 5, start, start + word.len())
+    }
+
+    #[test]
+    fn design_statements_are_design() {
+        assert_eq!(reading("The worker calls the Billing API.", "calls"), None);
+        assert_eq!(
+            reading("Failed sends are retried immediately.", "retried"),
+            None
+        );
+        assert_eq!(
+            reading(
+                "Retries are capped at no more than 3 attempts, then we retry.",
+                "retry"
+            ),
+            None
+        );
+        assert_eq!(
+            reading("If the call fails, the worker retries.", "retries"),
+            None
+        );
+    }
+
+    #[test]
+    fn negations_questions_and_others_are_not() {
+        use Reading::*;
+        assert_eq!(
+            reading("The controller does not make any HTTP calls.", "http call"),
+            Some(Negated)
+        );
+        assert_eq!(
+            reading("Clients MUST NOT retry on 400.", "retry"),
+            Some(Negated)
+        );
+        assert_eq!(reading("Should the worker retry?", "retry"), Some(Question));
+        assert_eq!(
+            reading("Currently the app polls the server every minute.", "polls"),
+            Some(Today)
+        );
+        assert_eq!(
+            reading("Like Stripe, the sender retries for three days.", "retries"),
+            Some(OtherSystem)
+        );
+        assert_eq!(
+            reading("This protects the leader from retry storms.", "retry"),
+            Some(Problem)
+        );
+        assert_eq!(
+            reading("As an admin, I want to retry failed exports.", "retry"),
+            Some(UserStory)
+        );
+        assert_eq!(
+            reading(
+                "If we were to retry forever, the queue would grow.",
+                "retry"
+            ),
+            Some(Hypothetical)
+        );
+        assert_eq!(
+            reading(
+                "If payment fails the customer can retry until the hold expires.",
+                "retry"
+            ),
+            Some(Person)
+        );
+        assert_eq!(
+            reading(
+                "The author waits for their review before merging.",
+                "waits for"
+            ),
+            Some(Person)
+        );
+        assert_eq!(
+            reading(
+                "The token and the email are never written to logs.",
+                "token and the email are never written"
+            ),
+            Some(Negated)
+        );
+    }
+
+    #[test]
+    fn a_negation_in_another_clause_does_not_count() {
+        assert_eq!(
+            reading("No login is needed, and the worker calls the API.", "calls"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_sentence_wrapped_over_two_lines_is_read_whole() {
+        let spec = Spec::parse(
+            None,
+            "# T\n\n## Design\n\nThe controller does not\nmake any HTTP calls.\n".to_string(),
+        );
+        assert_eq!(not_design(&spec, 6, 9, 19), Some(Reading::Negated));
+    }
+}
