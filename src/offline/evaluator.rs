@@ -182,8 +182,9 @@ pub fn names_topic(spec: &Spec, n: usize, terms: &[String]) -> bool {
 }
 
 /// Stems of the concern's own lines and subject: what a blanket policy
-/// must be about to answer it.
-pub fn concern_stems(spec: &Spec, concern: &Concern) -> Rc<Vec<String>> {
+/// must be about to answer it. A set: callers only ask whether a word is
+/// among them, and a concern spanning a huge section has many.
+pub fn concern_stems(spec: &Spec, concern: &Concern) -> Rc<HashSet<String>> {
     let key = concern_key(concern);
     if let Some(found) = with_cache(spec, |c| c.stems.get(&key).cloned()) {
         return found;
@@ -193,7 +194,7 @@ pub fn concern_stems(spec: &Spec, concern: &Concern) -> Rc<Vec<String>> {
     found
 }
 
-fn compute_concern_stems(spec: &Spec, concern: &Concern) -> Vec<String> {
+fn compute_concern_stems(spec: &Spec, concern: &Concern) -> HashSet<String> {
     let mut text = concern.subject.join(" ");
     if let Some((a, b)) = concern.lines {
         for n in a..=b.min(spec.lines.len()) {
@@ -371,7 +372,7 @@ struct SpecCache {
     rules: HashMap<CacheKey, Rc<Vec<Evidence>>>,
     blanket: Rc<Vec<Blanket>>,
     topics: HashMap<ConcernKey, Rc<Vec<String>>>,
-    stems: HashMap<ConcernKey, Rc<Vec<String>>>,
+    stems: HashMap<ConcernKey, Rc<HashSet<String>>>,
 }
 
 thread_local! {
@@ -483,7 +484,8 @@ pub fn evidence(
             .take_while(move |e| e.line < r.end)
             .cloned()
     };
-    let about = concern_stems(spec, concern);
+    // Needed only for a blanket line that is not the universal form.
+    let about = std::cell::OnceCell::new();
     let blanket = |found: &mut Vec<Evidence>| {
         for b in blanket_lines(spec).iter() {
             // A policy answers the concern only when it is about the same
@@ -493,7 +495,11 @@ pub fn evidence(
             // answers any concern.
             let n = b.line;
             if !b.universal
-                && !b.subject.iter().any(|w| about.contains(w))
+                && !b.subject.iter().any(|w| {
+                    about
+                        .get_or_init(|| concern_stems(spec, concern))
+                        .contains(w)
+                })
                 && !names_topic(spec, n, &terms)
             {
                 continue;
