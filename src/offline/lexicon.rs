@@ -185,6 +185,26 @@ mod tests {
     }
 
     #[test]
+    fn memoised_stems_match_fresh_ones_whatever_the_case() {
+        // Reference: a fresh stemmer on each Unicode-lowercased word.
+        let fresh = |text: &str| {
+            let stemmer = Stemmer::create(Algorithm::English);
+            text.split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(|w| stemmer.stem(&w.to_lowercase()).into_owned())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let text = "Expiring EXPIRED expires, Straße ÉTÉS ΟΔΟΣ retries-RETRYING";
+        assert_eq!(fresh(text).split(' ').filter(|w| *w == "expir").count(), 3);
+        // The first call stems and memoises; later calls read the memo.
+        for _ in 0..2 {
+            assert_eq!(normalise(text), fresh(text));
+        }
+        assert_eq!(normalise("  -- "), "");
+    }
+
+    #[test]
     fn only_whole_tokens_match() {
         let lex = Lexicon::new(&["deadline"]);
         assert!(lex.find("the deadlines are set").len() == 1);
