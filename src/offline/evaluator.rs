@@ -33,7 +33,9 @@ use crate::catalog::Catalog;
 use crate::concern::{Concern, Decision, Vote};
 use crate::rule::Rule;
 use crate::spec::{LineKind, SectionRole, Spec};
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
+use std::rc::Rc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Standard {
@@ -109,13 +111,26 @@ fn scope(
 }
 
 /// The components a concern is about: names on its lines (Postgres,
-/// `orders`, /events), else the design element the rule matched.
-pub fn topic(spec: &Spec, concern: &Concern) -> Vec<String> {
+/// `orders`, /events), else the design element the rule matched. Computed
+/// once per concern and spec (see `with_cache`): the three evaluators and
+/// the rebuttal all ask, and a concern may span a whole section.
+pub fn topic(spec: &Spec, concern: &Concern) -> Rc<Vec<String>> {
+    let key = concern_key(concern);
+    if let Some(found) = with_cache(spec, |c| c.topics.get(&key).cloned()) {
+        return found;
+    }
+    let found = Rc::new(compute_topic(spec, concern));
+    with_cache(spec, |c| c.topics.insert(key, found.clone()));
+    found
+}
+
+fn compute_topic(spec: &Spec, concern: &Concern) -> Vec<String> {
     let mut components: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     if let Some((a, b)) = concern.lines {
         for k in a..=b.min(spec.lines.len()) {
             for c in subject::components(&spec.lines[k - 1].text) {
-                if !components.contains(&c) {
+                if seen.insert(c.clone()) {
                     components.push(c);
                 }
             }
@@ -167,8 +182,19 @@ pub fn names_topic(spec: &Spec, n: usize, terms: &[String]) -> bool {
 }
 
 /// Stems of the concern's own lines and subject: what a blanket policy
-/// must be about to answer it.
-pub fn concern_stems(spec: &Spec, concern: &Concern) -> Vec<String> {
+/// must be about to answer it. A set: callers only ask whether a word is
+/// among them, and a concern spanning a huge section has many.
+pub fn concern_stems(spec: &Spec, concern: &Concern) -> Rc<HashSet<String>> {
+    let key = concern_key(concern);
+    if let Some(found) = with_cache(spec, |c| c.stems.get(&key).cloned()) {
+        return found;
+    }
+    let found = Rc::new(compute_concern_stems(spec, concern));
+    with_cache(spec, |c| c.stems.insert(key, found.clone()));
+    found
+}
+
+fn compute_concern_stems(spec: &Spec, concern: &Concern) -> HashSet<String> {
     let mut text = concern.subject.join(" ");
     if let Some((a, b)) = concern.lines {
         for n in a..=b.min(spec.lines.len()) {
@@ -332,12 +358,21 @@ pub(crate) struct Blanket {
     subject: Vec<String>,
 }
 
+/// What a concern's topic and stems depend on: its lines and subject.
+type ConcernKey = (Option<(usize, usize)>, Vec<String>);
+
+fn concern_key(concern: &Concern) -> ConcernKey {
+    (concern.lines, concern.subject.clone())
+}
+
 /// What the evaluators compute once per spec (see `with_cache`).
 #[derive(Default)]
 struct SpecCache {
     id: Option<(String, usize)>,
-    rules: std::collections::HashMap<CacheKey, std::rc::Rc<Vec<Evidence>>>,
-    blanket: std::rc::Rc<Vec<Blanket>>,
+    rules: HashMap<CacheKey, Rc<Vec<Evidence>>>,
+    blanket: Rc<Vec<Blanket>>,
+    topics: HashMap<ConcernKey, Rc<Vec<String>>>,
+    stems: HashMap<ConcernKey, Rc<HashSet<String>>>,
 }
 
 thread_local! {
@@ -354,6 +389,8 @@ fn with_cache<T>(spec: &Spec, f: impl FnOnce(&mut SpecCache) -> T) -> T {
         if c.id.as_ref() != Some(&id) {
             c.id = Some(id);
             c.rules.clear();
+            c.topics.clear();
+            c.stems.clear();
             c.blanket = std::rc::Rc::new(
                 evidence::blanket_lines(spec)
                     .into_iter()
@@ -447,7 +484,8 @@ pub fn evidence(
             .take_while(move |e| e.line < r.end)
             .cloned()
     };
-    let about = concern_stems(spec, concern);
+    // Needed only for a blanket line that is not the universal form.
+    let about = std::cell::OnceCell::new();
     let blanket = |found: &mut Vec<Evidence>| {
         for b in blanket_lines(spec).iter() {
             // A policy answers the concern only when it is about the same
@@ -457,7 +495,11 @@ pub fn evidence(
             // answers any concern.
             let n = b.line;
             if !b.universal
-                && !b.subject.iter().any(|w| about.contains(w))
+                && !b.subject.iter().any(|w| {
+                    about
+                        .get_or_init(|| concern_stems(spec, concern))
+                        .contains(w)
+                })
                 && !names_topic(spec, n, &terms)
             {
                 continue;

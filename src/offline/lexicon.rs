@@ -12,39 +12,72 @@ use std::sync::LazyLock;
 
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
-/// One token of a line: its stem and where the word sits in the line.
-struct Token {
-    stem: String,
-    span: Range<usize>,
+/// The word spans of `text`: maximal runs of alphanumeric characters.
+fn spans(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
+    let mut start = None;
+    text.char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+        .filter_map(move |(i, c)| {
+            if c.is_alphanumeric() {
+                start.get_or_insert(i);
+                None
+            } else {
+                start.take().map(|s| s..i)
+            }
+        })
 }
 
-fn tokens(text: &str) -> Vec<Token> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in text
-        .char_indices()
-        .chain(std::iter::once((text.len(), ' ')))
-    {
-        if c.is_alphanumeric() {
-            start.get_or_insert(i);
-        } else if let Some(s) = start.take() {
-            let word = text[s..i].to_lowercase();
-            out.push(Token {
-                stem: STEMMER.stem(&word).into_owned(),
-                span: s..i,
-            });
+/// Words memoised to their stems: a spec repeats its words, and the
+/// evaluators read the same lines once per rule, so stemming each distinct
+/// word once is most of the saving. Bounded so a hostile input cannot grow
+/// it without limit (clearing only costs re-stemming).
+const STEM_CACHE_CAP: usize = 200_000;
+
+thread_local! {
+    static STEMS: std::cell::RefCell<std::collections::HashMap<Box<str>, Box<str>>> =
+        Default::default();
+}
+
+/// Calls `f` with the stem and the span of each token of `text`, in order.
+fn for_each_stem(text: &str, mut f: impl FnMut(&str, Range<usize>)) {
+    STEMS.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        let mut word = String::new();
+        for span in spans(text) {
+            let raw = &text[span.clone()];
+            word.clear();
+            if raw.is_ascii() {
+                word.push_str(raw);
+                word.make_ascii_lowercase();
+            } else {
+                word.push_str(&raw.to_lowercase());
+            }
+            if let Some(stem) = cache.get(word.as_str()) {
+                f(stem, span);
+                continue;
+            }
+            let stem: Box<str> = STEMMER.stem(&word).into();
+            f(&stem, span);
+            if cache.len() >= STEM_CACHE_CAP {
+                cache.clear();
+            }
+            cache.insert(word.as_str().into(), stem);
         }
-    }
-    out
+    })
 }
 
 /// The normalised form of a phrase: its stems joined by single spaces.
 pub fn normalise(text: &str) -> String {
-    tokens(text)
-        .into_iter()
-        .map(|t| t.stem)
-        .collect::<Vec<_>>()
-        .join(" ")
+    let mut out = String::new();
+    let mut first = true;
+    for_each_stem(text, |stem, _| {
+        if !first {
+            out.push(' ');
+        }
+        first = false;
+        out.push_str(stem);
+    });
+    out
 }
 
 #[derive(Debug, Clone)]
@@ -79,14 +112,8 @@ impl Lexicon {
         let anchors: Vec<String> = phrases
             .iter()
             .filter_map(|p| {
-                let first = tokens(p).into_iter().next()?;
-                Some(
-                    p[first.span]
-                        .to_lowercase()
-                        .chars()
-                        .take(3)
-                        .collect::<String>(),
-                )
+                let first = spans(p).next()?;
+                Some(p[first].to_lowercase().chars().take(3).collect::<String>())
             })
             .collect();
         let anchors = (!anchors.is_empty()).then(|| {
@@ -114,17 +141,19 @@ impl Lexicon {
         if self.anchors.as_ref().is_some_and(|a| !a.is_match(text)) {
             return Vec::new();
         }
-        let toks = tokens(text);
+        // " s1 s2 s3 " with the offset of each token's first byte, and
+        // each token's span in `text`.
+        let mut norm = String::from(" ");
+        let mut starts = Vec::new();
+        let mut toks: Vec<Range<usize>> = Vec::new();
+        for_each_stem(text, |stem, span| {
+            starts.push(norm.len());
+            norm.push_str(stem);
+            norm.push(' ');
+            toks.push(span);
+        });
         if toks.is_empty() {
             return Vec::new();
-        }
-        // " s1 s2 s3 " with the offset of each token's first byte.
-        let mut norm = String::from(" ");
-        let mut starts = Vec::with_capacity(toks.len());
-        for t in &toks {
-            starts.push(norm.len());
-            norm.push_str(&t.stem);
-            norm.push(' ');
         }
         let token_at = |offset: usize| starts.partition_point(|&s| s <= offset).saturating_sub(1);
         ac.find_iter(&norm)
@@ -132,7 +161,7 @@ impl Lexicon {
                 let first = token_at(m.start() + 1);
                 let last = token_at(m.end().saturating_sub(2));
                 (
-                    toks[first].span.start..toks[last].span.end,
+                    toks[first].start..toks[last].end,
                     self.phrases[m.pattern().as_usize()].as_str(),
                 )
             })
@@ -153,6 +182,26 @@ mod tests {
         assert_eq!(&text[found[0].0.clone()], "EXPIRING  after");
         assert_eq!(found[0].1, "expires after");
         assert_eq!(&text[found[1].0.clone()], "Maximum-Duration");
+    }
+
+    #[test]
+    fn memoised_stems_match_fresh_ones_whatever_the_case() {
+        // Reference: a fresh stemmer on each Unicode-lowercased word.
+        let fresh = |text: &str| {
+            let stemmer = Stemmer::create(Algorithm::English);
+            text.split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(|w| stemmer.stem(&w.to_lowercase()).into_owned())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let text = "Expiring EXPIRED expires, Straße ÉTÉS ΟΔΟΣ retries-RETRYING";
+        assert_eq!(fresh(text).split(' ').filter(|w| *w == "expir").count(), 3);
+        // The first call stems and memoises; later calls read the memo.
+        for _ in 0..2 {
+            assert_eq!(normalise(text), fresh(text));
+        }
+        assert_eq!(normalise("  -- "), "");
     }
 
     #[test]

@@ -118,14 +118,14 @@ pub fn cite_flaw(spec: &Spec, catalog: &Catalog, concern: &Concern, n: usize) ->
 
 /// Does `text` share a content word (stemmed, four letters or more) with
 /// `stems`?
-fn shares_word(stems: &[String], text: &str) -> bool {
+fn shares_word(stems: &std::collections::HashSet<String>, text: &str) -> bool {
     const GENERIC: &[&str] = &[
         "that", "this", "with", "from", "when", "each", "everi", "have", "will", "into", "then",
         "than", "they", "their", "user", "data", "also",
     ];
     super::lexicon::normalise(text)
         .split(' ')
-        .any(|w| w.len() >= 4 && !GENERIC.contains(&w) && stems.iter().any(|s| s == w))
+        .any(|w| w.len() >= 4 && !GENERIC.contains(&w) && stems.contains(w))
 }
 
 /// The first flaw of a dismissing vote: `None` when at least one of its
