@@ -44,11 +44,17 @@ struct Hit {
 
 /// Every concern one persona raises on the spec.
 pub fn attack(spec: &Spec, persona: &Persona) -> Vec<RawConcern> {
-    let mut out = Vec::new();
-    for rule in &persona.rules {
-        out.extend(attack_rule(spec, rule));
-    }
-    out
+    use rayon::prelude::*;
+    // Rules in parallel (rayon keeps their order): one persona's rules
+    // dominate a huge spec, and personas alone leave cores idle.
+    persona
+        .rules
+        .par_iter()
+        .map(|rule| attack_rule(spec, rule))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// The first line of a Goals section matching one of the rule's `goals`.
