@@ -155,3 +155,38 @@ impl Verdict {
         surviving + self.needs_decision().len() + usize::from(fresh)
     }
 }
+
+/// A minimal verdict for unit tests: one burned_oncall run over `concerns`,
+/// on a spec with the given content hash.
+#[cfg(test)]
+pub(crate) fn for_tests(concerns: Vec<Concern>, sha256: &str) -> Verdict {
+    Verdict {
+        schema_version: 1,
+        tool: ToolInfo {
+            name: "gauntlet".into(),
+            version: "0".into(),
+        },
+        spec: SpecInfo {
+            path: None,
+            sha256: sha256.into(),
+            bytes: 1,
+            lines: 1,
+            title: None,
+        },
+        verdict: Outcome::Pass,
+        fail_on: Severity::Low,
+        adversaries: vec!["burned_oncall".into()],
+        models: Models {
+            attack: vec![],
+            eval: vec![],
+            final_boss: None,
+        },
+        concerns,
+        final_boss: None,
+        stats: Default::default(),
+        warnings: vec![],
+        nuances: None,
+        complexity: None,
+        memory: Default::default(),
+    }
+}

@@ -427,7 +427,6 @@ pub fn problems(file: &HistoryFile) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::concern::RawConcern;
-    use crate::verdict::{Models, Outcome, SpecInfo, ToolInfo};
 
     fn t(day: u32) -> DateTime<Utc> {
         crate::store::location::parse_time(&format!("2026-02-{day:02}")).unwrap()
@@ -453,35 +452,7 @@ mod tests {
     }
 
     fn verdict(concerns: Vec<Concern>) -> Verdict {
-        Verdict {
-            schema_version: 1,
-            tool: ToolInfo {
-                name: "gauntlet".into(),
-                version: "0".into(),
-            },
-            spec: SpecInfo {
-                path: None,
-                sha256: "x".into(),
-                bytes: 1,
-                lines: 1,
-                title: None,
-            },
-            verdict: Outcome::Pass,
-            fail_on: Severity::Low,
-            adversaries: vec!["burned_oncall".into()],
-            models: Models {
-                attack: vec![],
-                eval: vec![],
-                final_boss: None,
-            },
-            concerns,
-            final_boss: None,
-            stats: Default::default(),
-            warnings: vec![],
-            nuances: None,
-            complexity: None,
-            memory: Default::default(),
-        }
+        crate::verdict::for_tests(concerns, "x")
     }
 
     #[test]

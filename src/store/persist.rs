@@ -412,7 +412,6 @@ fn write_report(
 mod tests {
     use super::*;
     use crate::concern::{Adjudication, RawConcern, Severity, Vote};
-    use crate::verdict::{Models, Outcome, SpecInfo, ToolInfo};
 
     fn t(s: &str) -> DateTime<Utc> {
         crate::store::location::parse_time(s).unwrap()
@@ -452,35 +451,7 @@ mod tests {
     }
 
     fn verdict(concerns: Vec<Concern>) -> Verdict {
-        Verdict {
-            schema_version: 1,
-            tool: ToolInfo {
-                name: "gauntlet".into(),
-                version: "0".into(),
-            },
-            spec: SpecInfo {
-                path: None,
-                sha256: "feed".into(),
-                bytes: 1,
-                lines: 1,
-                title: None,
-            },
-            verdict: Outcome::Pass,
-            fail_on: Severity::Low,
-            adversaries: vec!["burned_oncall".into()],
-            models: Models {
-                attack: vec![],
-                eval: vec![],
-                final_boss: None,
-            },
-            concerns,
-            final_boss: None,
-            stats: Default::default(),
-            warnings: vec![],
-            nuances: None,
-            complexity: None,
-            memory: Default::default(),
-        }
+        crate::verdict::for_tests(concerns, "feed")
     }
 
     #[test]
