@@ -47,24 +47,20 @@ pub fn estimate(config: &Config, spec: &Spec) -> Vec<LevelCost> {
         })
         .map(|b| crate::provider::completion::estimate_tokens(b.chars().count()))
         .unwrap_or(0);
+    let assessed = crate::triage::assess_run(&config.options, spec);
     Level::ALL
         .iter()
         .map(|&level| {
-            let mut options = config.options.clone();
+            // The same options a run at this level would get (one rule, in
+            // triage), and quick keeps one evaluator as `triage::apply` does.
+            let at_level = Assessment {
+                level,
+                ..assessed.clone()
+            };
+            let options = crate::triage::options_for(&config.options, &at_level, spec);
             let mut s: ModelSettings = settings.clone();
-            let request = &config.options.complexity;
             if level == Level::Quick {
-                if !request.explicit_adversaries {
-                    options.adversaries =
-                        crate::suggest::top_adversaries(spec, crate::triage::QUICK_ADVERSARIES);
-                }
                 s.eval.truncate(1);
-                if !request.explicit_rebuttals {
-                    options.rebuttals = false;
-                }
-            }
-            if level == Level::Thorough && !request.explicit_rounds {
-                options.rounds = crate::triage::THOROUGH_ROUNDS;
             }
             let final_boss = level == Level::Thorough || config.final_boss;
             let plan = Plan::estimate(&s, &config.catalog, &options, final_boss, spec);

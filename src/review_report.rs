@@ -186,6 +186,30 @@ pub fn write(
     }
     writeln!(out)?;
 
+    if let Some(cf) = &verdict.memory.carry_forward {
+        writeln!(out, "## Since the Last Run")?;
+        if cf.previous_runs == 0 {
+            writeln!(
+                out,
+                "- First run of this spec: its concerns are remembered for the next run."
+            )?;
+        } else {
+            writeln!(
+                out,
+                "- {} earlier run(s), recognised by {}{}",
+                cf.previous_runs,
+                cf.matched_by.as_str(),
+                if cf.content_changed {
+                    "; content changed since the last run"
+                } else {
+                    ""
+                }
+            )?;
+            crate::render::memory::since_last_run(cf, out)?;
+        }
+        writeln!(out)?;
+    }
+
     writeln!(out, "## Model Performance")?;
     writeln!(out, "| Model | Role | Tokens | Cost | Notes |")?;
     writeln!(out, "|-------|------|--------|------|-------|")?;

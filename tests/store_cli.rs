@@ -377,8 +377,15 @@ fn review_report_per_run_unless_no_report() {
         text.contains("| burned_oncall | 7 | 0 | 3 | 43% |"),
         "{text}"
     );
+    assert!(
+        text.contains("## Since the Last Run\n- First run of this spec"),
+        "{text}"
+    );
     let again = std::fs::read_to_string(&second).unwrap();
     assert!(again.contains("dropped by rc-"), "{again}");
+    // The accepted concerns of the first run are still open in the second.
+    assert!(again.contains("- 1 earlier run(s)"), "{again}");
+    assert!(again.contains("still open since 2026-01-22"), "{again}");
     // Second run: the 4 dismissed of burned_oncall's 7 were filtered; all 3
     // seen (the currency API call, the batch job reinstated again, the
     // billing API's rate limit) were accepted.

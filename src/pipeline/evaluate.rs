@@ -101,8 +101,8 @@ impl Gauntlet {
         run.event(Event::PhaseFinished {
             phase: Phase::Evaluation,
             summary: format!(
-                "{} batches: accepted {}, dismissed {}, deferred {}, disagreements {}",
-                ranges.len(),
+                "{}: accepted {}, dismissed {}, deferred {}, disagreements {}",
+                crate::render::count(ranges.len() as u64, "batch"),
                 run.stats.evaluation.accepted,
                 run.stats.evaluation.dismissed,
                 run.stats.evaluation.deferred,

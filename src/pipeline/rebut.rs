@@ -52,9 +52,9 @@ impl Gauntlet {
         run.event(Event::PhaseFinished {
             phase: Phase::Rebuttal,
             summary: format!(
-                "{} challenges of {} dismissals",
-                run.stats.rebuttal.challenges,
-                dismissed.len()
+                "{} of {}",
+                crate::render::count(run.stats.rebuttal.challenges, "challenge"),
+                crate::render::count(dismissed.len() as u64, "dismissal")
             ),
         });
 

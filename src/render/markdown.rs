@@ -135,10 +135,12 @@ pub fn write(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
         }
         writeln!(out)?;
     }
+    // Deferrals that fail the run are listed once, under "needs a decision".
+    let failing_deferrals: Vec<&str> = v.needs_decision().iter().map(|c| c.id.as_str()).collect();
     let deferred: Vec<&Concern> = v
         .concerns
         .iter()
-        .filter(|c| c.status == Status::Deferred)
+        .filter(|c| c.status == Status::Deferred && !failing_deferrals.contains(&c.id.as_str()))
         .collect();
     if !deferred.is_empty() {
         writeln!(out, "### Deferred (need a decision)")?;
@@ -526,7 +528,7 @@ mod tests {
             "  - cited line 8 (offline/section, offline/document): line 8 justifies it: ordering per merchant",
             "### Reinstated after rebuttal",
             "  - reinstated by offline/strict: the cited line is about something else; the challenge holds",
-            "### Deferred (need a decision)",
+            "### Needs a decision",
             "merchants asked for push; polling was measured at 40x the load",
             "### Final boss (UX review): REFINE",
             "> ⚠️ evaluator offline/strict failed on batch 2",
@@ -534,6 +536,10 @@ mod tests {
         ] {
             assert!(md.contains(needle), "missing {needle:?} in:\n{md}");
         }
+        // The deferral that fails the run is listed once, not also under
+        // "Deferred".
+        assert_eq!(md.matches("Undefined term settled**").count(), 1, "{md}");
+        assert!(!md.contains("### Deferred (need a decision)"), "{md}");
     }
 
     #[test]

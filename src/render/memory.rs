@@ -86,6 +86,7 @@ pub fn text_sections(v: &Verdict, out: &mut dyn Write, style: Style) -> io::Resu
                 c.lines_label(),
                 quote(&c.title)
             )?;
+            writeln!(out, "      {}", quote(&c.detail))?;
         }
     }
     let split = disagreed(v);
@@ -283,11 +284,13 @@ pub fn markdown_sections(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
         for c in needs {
             writeln!(
                 out,
-                "- needs a decision: `{}` **{}** ({}, {})",
+                "- needs a decision: `{}` **{}** ({}, {}, {}): {}",
                 c.id,
                 cell(&c.title),
+                cell(&c.adversary),
                 c.severity,
-                c.lines_label()
+                c.lines_label(),
+                cell(&c.detail)
             )?;
         }
         writeln!(out)?;
@@ -319,26 +322,7 @@ pub fn markdown_sections(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
     {
         writeln!(out, "### Since the last run")?;
         writeln!(out)?;
-        for c in &cf.concerns {
-            match c.state {
-                crate::carry_forward::CarryState::StillOpen => writeln!(
-                    out,
-                    "- `{}` still open since {} ({} runs)",
-                    c.id,
-                    c.open_since.as_ref().map(day).unwrap_or_default(),
-                    c.open_runs
-                )?,
-                s => writeln!(out, "- `{}` {}", c.id, s.as_str())?,
-            }
-        }
-        for r in &cf.resolved {
-            writeln!(
-                out,
-                "- `{}` resolved since last run: {}",
-                r.id,
-                cell(&r.title)
-            )?;
-        }
+        since_last_run(cf, out)?;
         writeln!(out)?;
     }
     if let Some(fe) = &v.memory.fresh_eyes {
@@ -413,6 +397,35 @@ pub fn markdown_sections(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
             )?;
         }
         writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// Markdown list items: what became of the previous runs' concerns (also in
+/// the saved review report).
+pub fn since_last_run(
+    cf: &crate::carry_forward::CarryForward,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    for c in &cf.concerns {
+        match c.state {
+            crate::carry_forward::CarryState::StillOpen => writeln!(
+                out,
+                "- `{}` still open since {} ({} runs)",
+                c.id,
+                c.open_since.as_ref().map(day).unwrap_or_default(),
+                c.open_runs
+            )?,
+            s => writeln!(out, "- `{}` {}", c.id, s.as_str())?,
+        }
+    }
+    for r in &cf.resolved {
+        writeln!(
+            out,
+            "- `{}` resolved since last run: {}",
+            r.id,
+            cell(&r.title)
+        )?;
     }
     Ok(())
 }

@@ -144,10 +144,12 @@ pub fn write(v: &Verdict, out: &mut dyn Write, style: Style) -> io::Result<()> {
             write_concern(out, c, style)?;
         }
     }
+    // Deferrals that fail the run are listed once, under "needs a decision".
+    let failing_deferrals: Vec<&str> = v.needs_decision().iter().map(|c| c.id.as_str()).collect();
     let deferred: Vec<&Concern> = v
         .concerns
         .iter()
-        .filter(|c| c.status == Status::Deferred)
+        .filter(|c| c.status == Status::Deferred && !failing_deferrals.contains(&c.id.as_str()))
         .collect();
     if !deferred.is_empty() {
         writeln!(out)?;

@@ -97,8 +97,8 @@ fn list(
         ListFormat::Text => {
             writeln!(
                 out,
-                "{} entries in {}",
-                store.concerns.len(),
+                "{} in {}",
+                crate::render::count(store.concerns.len() as u64, "entry"),
                 paths.store().display()
             )
             .map_err(io)?;

@@ -117,7 +117,11 @@ pub fn spec_identity(path: Option<&str>, title: Option<&str>) -> String {
             let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
             let root = project_root(&cwd);
             let root = root.canonicalize().unwrap_or(root);
-            let rel = abs.strip_prefix(&root).unwrap_or(&abs);
+            let Ok(rel) = abs.strip_prefix(&root) else {
+                // Outside the project: the absolute path as it is (joining
+                // its components would start it with "//").
+                return abs.to_string_lossy().into_owned();
+            };
             return rel
                 .components()
                 .map(|c| c.as_os_str().to_string_lossy())
@@ -132,6 +136,21 @@ pub fn spec_identity(path: Option<&str>, title: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_spec_outside_the_project_is_known_by_its_absolute_path() {
+        let tmp = tempfile::tempdir().unwrap();
+        let spec = tmp.path().join("outside.md");
+        std::fs::write(&spec, "# Outside\n").unwrap();
+        let abs = spec.canonicalize().unwrap();
+        let cwd = std::env::current_dir().unwrap();
+        // Only meaningful when the temporary folder is outside the project.
+        if !abs.starts_with(project_root(&cwd).canonicalize().unwrap()) {
+            let key = spec_identity(Some(spec.to_str().unwrap()), None);
+            assert_eq!(key, abs.to_string_lossy());
+            assert!(!key.starts_with("//"), "{key}");
+        }
+    }
 
     #[test]
     fn project_root_is_nearest_git_ancestor() {
