@@ -281,12 +281,13 @@ pub fn compile(pattern: &str) -> Result<Regex, regex::Error> {
 
 /// The parser `compile` uses, for checking a pattern's syntax and reading
 /// its literals without compiling it.
-fn parse(pattern: &str) -> Result<regex_syntax::hir::Hir, regex_syntax::Error> {
+fn parse(pattern: &str) -> Result<regex_syntax::hir::Hir, Box<regex_syntax::Error>> {
     regex_syntax::ParserBuilder::new()
         .unicode(false)
         .utf8(false)
         .build()
         .parse(&lowercase_literals(&asciify(pattern)))
+        .map_err(Box::new)
 }
 
 /// Byte strings at least one of which every match of one of the patterns

@@ -89,11 +89,8 @@ impl TriggerPrefilter {
         &self,
         texts: impl IntoIterator<Item = &'t str>,
     ) -> Vec<Option<Vec<usize>>> {
-        let mut out: Vec<Option<Vec<usize>>> = self
-            .filtered
-            .iter()
-            .map(|&f| f.then(Vec::new))
-            .collect();
+        let mut out: Vec<Option<Vec<usize>>> =
+            self.filtered.iter().map(|&f| f.then(Vec::new)).collect();
         let Some(ac) = &self.ac else {
             return out;
         };
@@ -200,8 +197,8 @@ mod tests {
         words.dedup();
         words.extend(
             [
-                "the", "a", "to", "api", "service", "calls", " ", ".", "-", "`", "é", "ß",
-                "İ", "K", "日本", "\u{200b}", "CALLS", "Retries", "TimeOut", "x.y", "5", "gb",
+                "the", "a", "to", "api", "service", "calls", " ", ".", "-", "`", "é", "ß", "İ",
+                "K", "日本", "\u{200b}", "CALLS", "Retries", "TimeOut", "x.y", "5", "gb",
                 "per day",
             ]
             .map(String::from),
