@@ -478,29 +478,29 @@ impl Rule {
         &self.def.id
     }
 
-    /// The first trigger match on a line (given lowercased, see `compile`),
-    /// unless an exclusion matches: its byte range, the same in the original.
-    /// Every trigger match on a line (given lowercased), in order, unless an
-    /// exclusion matches.
+    /// Every trigger match on a line (given lowercased, see `compile`), in
+    /// order, unless an exclusion matches: byte ranges, the same in the
+    /// original. The exclusions are only read once a trigger matches.
     pub fn triggers_in<'t>(
         &'t self,
         lower: &'t str,
     ) -> impl Iterator<Item = std::ops::Range<usize>> + 't {
-        let excluded = self.exclude.iter().any(|r| r.is_match(lower.as_bytes()));
-        self.triggers
+        let mut matches = self
+            .triggers
             .iter()
-            .filter(move |_| !excluded)
             .flat_map(move |r| r.find_iter(lower.as_bytes()).map(|m| m.range()))
+            .peekable();
+        let excluded =
+            matches.peek().is_some() && self.exclude.iter().any(|r| r.is_match(lower.as_bytes()));
+        matches.filter(move |_| !excluded)
     }
 
     pub fn trigger(&self, lower: &str) -> Option<std::ops::Range<usize>> {
         let lower = lower.as_bytes();
+        let m = self.triggers.iter().find_map(|r| r.find(lower))?;
         if self.exclude.iter().any(|r| r.is_match(lower)) {
             return None;
         }
-        self.triggers
-            .iter()
-            .find_map(|r| r.find(lower))
-            .map(|m| m.range())
+        Some(m.range())
     }
 }
