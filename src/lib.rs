@@ -56,4 +56,5 @@ pub mod stats;
 pub mod store;
 pub mod suggest;
 pub mod triage;
+pub mod trigger_prefilter;
 pub mod verdict;

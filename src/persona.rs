@@ -2,6 +2,7 @@
 //! model providers and its offline rule pack.
 
 use crate::rule::{Rule, RuleDef};
+use crate::trigger_prefilter::TriggerPrefilter;
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -50,6 +51,8 @@ pub struct Persona {
     pub is_final_boss: bool,
     pub rules: Vec<Rule>,
     pub checks: Vec<CheckDef>,
+    /// The rules' trigger prefilter, built on first use (see `prefilter`).
+    prefilter: std::sync::OnceLock<TriggerPrefilter>,
 }
 
 impl Persona {
@@ -95,7 +98,24 @@ impl Persona {
             is_final_boss,
             rules,
             checks: def.checks,
+            prefilter: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Adds a rule at the end (nuance checks join their adversary's pack).
+    pub fn add_rule(&mut self, rule: Rule) {
+        self.rules.push(rule);
+        self.prefilter = std::sync::OnceLock::new();
+    }
+
+    /// One automaton over all the rules' trigger literals, built once per
+    /// persona; `None` if `rules` was changed by hand since it was built
+    /// (then the caller scans without it).
+    pub fn prefilter(&self) -> Option<&TriggerPrefilter> {
+        let p = self
+            .prefilter
+            .get_or_init(|| TriggerPrefilter::new(&self.rules));
+        p.is_for(&self.rules).then_some(p)
     }
 
     pub fn rule(&self, id: &str) -> Option<&Rule> {

@@ -117,6 +117,37 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_builtin_pattern_list_compiles_when_first_used() {
+        let mut cat = crate::catalog::Catalog::builtin().unwrap();
+        let set = crate::nuance::load(&Default::default()).unwrap().unwrap();
+        crate::nuance::check::extend_catalog(&mut cat, &set).unwrap();
+        for rule in cat.personas.values().flat_map(|p| &p.rules) {
+            let d = &rule.def;
+            for (list, defs) in [
+                (&rule.triggers, &d.triggers),
+                (&rule.exclude, &d.exclude),
+                (&rule.safeguards, &d.safeguards),
+                (&rule.requires, &d.requires),
+                (&rule.near, &d.near),
+                (&rule.goals, &d.goals),
+            ] {
+                // A list that failed to compile would be empty: no matches.
+                assert_eq!(list.len(), usize::from(!defs.is_empty()), "{}", d.id);
+            }
+        }
+    }
+
+    #[test]
+    fn a_pattern_too_large_to_compile_is_reported_at_load() {
+        let def: RuleDef = toml::from_str(
+            "id = \"big\"\ntitle = \"t\"\nseverity = \"low\"\ntriggers = ['(?:a{1000}){1000}']\nmissing = \"m\"\nimpact = \"i\"\n",
+        )
+        .unwrap();
+        let err = Rule::compile(def).unwrap_err();
+        assert!(err.contains("rule `big`: bad pattern"), "{err}");
+    }
+
+    #[test]
     fn patterns_match_case_insensitively_through_lowercased_text() {
         let r = compile(r"\bPOST\s+/\w+|\bTimeout\b").unwrap();
         assert!(r.is_match("We POST /orders".to_ascii_lowercase().as_bytes()));
@@ -140,13 +171,17 @@ mod tests {
 #[derive(Debug, Clone)]
 pub struct Rule {
     pub def: RuleDef,
-    pub triggers: Vec<Regex>,
-    pub exclude: Vec<Regex>,
+    pub triggers: LazyPatterns,
+    pub exclude: LazyPatterns,
     pub safeguards: LazyPatterns,
     pub requires: LazyPatterns,
     pub near: LazyPatterns,
     pub goals: LazyPatterns,
     pub distinct: Vec<Regex>,
+    /// Literals one of which every trigger match contains (see
+    /// `literals_of`): lines without any cannot fire the rule, so
+    /// `TriggerPrefilter` skips them. `None`: every line is a candidate.
+    pub trigger_literals: Option<Vec<Vec<u8>>>,
 }
 
 /// Rewrites Unicode-aware shorthands (`\w`, `\b`, `\d`, `\s`) to their
@@ -244,6 +279,73 @@ pub fn compile(pattern: &str) -> Result<Regex, regex::Error> {
         .build()
 }
 
+/// The parser `compile` uses, for checking a pattern's syntax and reading
+/// its literals without compiling it.
+fn parse(pattern: &str) -> Result<regex_syntax::hir::Hir, Box<regex_syntax::Error>> {
+    regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(false)
+        .build()
+        .parse(&lowercase_literals(&asciify(pattern)))
+        .map_err(Box::new)
+}
+
+/// Byte strings at least one of which every match of one of the patterns
+/// (parsed as `compile` reads them) contains; `None` when one has no such
+/// set (it can match text without a fixed word, like `\w+`).
+///
+/// For each pattern, the prefix literals (every match starts with one) or
+/// the suffix literals (every match ends with one) of its syntax tree,
+/// whichever are longer. Look-arounds (`\b`) count as empty, so a literal
+/// is a necessary condition for a match, never a sufficient one.
+fn literals_of(hirs: &[regex_syntax::hir::Hir]) -> Option<Vec<Vec<u8>>> {
+    use regex_syntax::hir::literal::{ExtractKind, Extractor};
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    for hir in hirs {
+        let best = [ExtractKind::Prefix, ExtractKind::Suffix]
+            .into_iter()
+            .filter_map(|kind| {
+                // Small limits: a few short literals per pattern are as good
+                // a filter as thousands of long ones (alternations multiply),
+                // and far cheaper to extract and to put in an automaton.
+                let prefix = kind.is_prefix();
+                let mut seq = Extractor::new()
+                    .kind(kind)
+                    .limit_class(4)
+                    .limit_repeat(2)
+                    .limit_literal_len(12)
+                    .limit_total(24)
+                    .extract(hir);
+                // A match holding a literal holds its first (or last) bytes.
+                if prefix {
+                    seq.keep_first_bytes(8);
+                } else {
+                    seq.keep_last_bytes(8);
+                }
+                seq.dedup();
+                let lits = seq.literals()?;
+                // An empty literal is in every text; no literal at all
+                // (a pattern that matches nothing) is left to the regex.
+                if lits.is_empty() || lits.iter().any(|l| l.is_empty()) {
+                    return None;
+                }
+                let shortest = lits.iter().map(|l| l.len()).min().unwrap_or(0);
+                Some((shortest, lits.to_vec()))
+            })
+            .max_by_key(|(shortest, _)| *shortest)?;
+        out.extend(best.1.into_iter().map(|l| l.into_bytes()));
+    }
+    out.sort();
+    out.dedup();
+    // A text holding a literal that contains another holds that one too.
+    let all = out.clone();
+    out.retain(|l| {
+        !all.iter()
+            .any(|o| o.len() < l.len() && l.windows(o.len()).any(|w| w == o.as_slice()))
+    });
+    Some(out)
+}
+
 /// A pattern list compiled on first use. Most rules never fire on a given
 /// spec, so their safeguard, goal and context patterns are never needed:
 /// compiling every list up front was most of a short run's time. The syntax
@@ -257,26 +359,77 @@ pub struct LazyPatterns {
 
 impl LazyPatterns {
     fn new(rule: &str, patterns: &[String]) -> Result<LazyPatterns, String> {
+        Ok(LazyPatterns::parsed(rule, patterns)?.0)
+    }
+
+    /// `new`, also returning the patterns' syntax trees.
+    fn parsed(
+        rule: &str,
+        patterns: &[String],
+    ) -> Result<(LazyPatterns, Vec<regex_syntax::hir::Hir>), String> {
         if patterns.is_empty() {
-            return Ok(LazyPatterns::default());
+            return Ok((LazyPatterns::default(), Vec::new()));
         }
+        let mut weight = 0usize;
+        let mut hirs = Vec::with_capacity(patterns.len());
         for p in patterns {
-            regex_syntax::ParserBuilder::new()
-                .unicode(false)
-                .utf8(false)
-                .build()
-                .parse(&lowercase_literals(&asciify(p)))
-                .map_err(|e| format!("rule `{rule}`: bad pattern `{p}`: {e}"))?;
+            let hir = parse(p).map_err(|e| format!("rule `{rule}`: bad pattern `{p}`: {e}"))?;
+            weight = weight.saturating_add(rough_size(&hir));
+            hirs.push(hir);
         }
         let joined = patterns
             .iter()
             .map(|p| format!("(?:{p})"))
             .collect::<Vec<_>>()
             .join("|");
-        Ok(LazyPatterns {
+        let lazy = LazyPatterns {
             joined: Some(joined),
             compiled: std::sync::OnceLock::new(),
-        })
+        };
+        // Only a big list (long alternations, counted repeats) could pass
+        // the syntax check and still exceed the compiled size limit: such a
+        // list is compiled now, so the error names the rule at load.
+        if weight > EAGER_WEIGHT {
+            let j = lazy.joined.as_deref().unwrap_or_default();
+            let r = compile(j).map_err(|_| {
+                patterns
+                    .iter()
+                    .find_map(|p| {
+                        compile(p)
+                            .err()
+                            .map(|e| format!("rule `{rule}`: bad pattern `{p}`: {e}"))
+                    })
+                    .unwrap_or_else(|| format!("rule `{rule}`: patterns too large together"))
+            })?;
+            let _ = lazy.compiled.set(vec![r]);
+        }
+        Ok((lazy, hirs))
+    }
+}
+
+/// Above this `rough_size`, a pattern list is compiled when loaded (see
+/// `LazyPatterns::new`). The built-in lists weigh a few hundred to a few
+/// thousand; the compiled size limit is reached far above this.
+const EAGER_WEIGHT: usize = 20_000;
+
+/// A rough size of a pattern once compiled: literal bytes, class ranges
+/// (Unicode ones count more: they compile to UTF-8 byte sequences) and
+/// repetitions multiplied out by their bound.
+fn rough_size(hir: &regex_syntax::hir::Hir) -> usize {
+    use regex_syntax::hir::{Class, HirKind};
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => 1,
+        HirKind::Literal(l) => l.0.len(),
+        HirKind::Class(Class::Bytes(c)) => c.ranges().len(),
+        HirKind::Class(Class::Unicode(c)) => 8 * c.ranges().len(),
+        HirKind::Repetition(r) => {
+            let times = r.max.unwrap_or(r.min).max(1) as usize;
+            rough_size(&r.sub).saturating_mul(times)
+        }
+        HirKind::Capture(c) => rough_size(&c.sub),
+        HirKind::Concat(hs) | HirKind::Alternation(hs) => hs
+            .iter()
+            .fold(1usize, |acc, h| acc.saturating_add(rough_size(h))),
     }
 }
 
@@ -294,35 +447,17 @@ impl std::ops::Deref for LazyPatterns {
 
 impl Rule {
     pub fn compile(def: RuleDef) -> Result<Rule, String> {
-        // One regex per list: the alternation compiles far faster than the
-        // patterns one by one, and matches the same text.
-        let all = |ps: &[String]| -> Result<Vec<Regex>, String> {
-            if ps.is_empty() {
-                return Ok(Vec::new());
-            }
-            let joined = ps
-                .iter()
-                .map(|p| format!("(?:{p})"))
-                .collect::<Vec<_>>()
-                .join("|");
-            match compile(&joined) {
-                Ok(r) => Ok(vec![r]),
-                Err(_) => Err(ps
-                    .iter()
-                    .find_map(|p| {
-                        compile(p)
-                            .err()
-                            .map(|e| format!("rule `{}`: bad pattern `{p}`: {e}", def.id))
-                    })
-                    .unwrap_or_else(|| format!("rule `{}`: patterns too large together", def.id))),
-            }
-        };
         if def.triggers.is_empty() && def.check.is_none() {
             return Err(format!("rule `{}` has no triggers", def.id));
         }
+        let (triggers, hirs) = LazyPatterns::parsed(&def.id, &def.triggers)?;
         Ok(Rule {
-            triggers: all(&def.triggers)?,
-            exclude: all(&def.exclude)?,
+            trigger_literals: literals_of(&hirs).filter(|_| !hirs.is_empty()),
+            // Compiled on first use: with the prefilter, most rules never
+            // read a line on a given spec (one regex per list: the
+            // alternation compiles far faster than the patterns one by one).
+            triggers,
+            exclude: LazyPatterns::new(&def.id, &def.exclude)?,
             safeguards: LazyPatterns::new(&def.id, &def.safeguards)?,
             requires: LazyPatterns::new(&def.id, &def.requires)?,
             near: LazyPatterns::new(&def.id, &def.near)?,
@@ -343,29 +478,29 @@ impl Rule {
         &self.def.id
     }
 
-    /// The first trigger match on a line (given lowercased, see `compile`),
-    /// unless an exclusion matches: its byte range, the same in the original.
-    /// Every trigger match on a line (given lowercased), in order, unless an
-    /// exclusion matches.
+    /// Every trigger match on a line (given lowercased, see `compile`), in
+    /// order, unless an exclusion matches: byte ranges, the same in the
+    /// original. The exclusions are only read once a trigger matches.
     pub fn triggers_in<'t>(
         &'t self,
         lower: &'t str,
     ) -> impl Iterator<Item = std::ops::Range<usize>> + 't {
-        let excluded = self.exclude.iter().any(|r| r.is_match(lower.as_bytes()));
-        self.triggers
+        let mut matches = self
+            .triggers
             .iter()
-            .filter(move |_| !excluded)
             .flat_map(move |r| r.find_iter(lower.as_bytes()).map(|m| m.range()))
+            .peekable();
+        let excluded =
+            matches.peek().is_some() && self.exclude.iter().any(|r| r.is_match(lower.as_bytes()));
+        matches.filter(move |_| !excluded)
     }
 
     pub fn trigger(&self, lower: &str) -> Option<std::ops::Range<usize>> {
         let lower = lower.as_bytes();
+        let m = self.triggers.iter().find_map(|r| r.find(lower))?;
         if self.exclude.iter().any(|r| r.is_match(lower)) {
             return None;
         }
-        self.triggers
-            .iter()
-            .find_map(|r| r.find(lower))
-            .map(|m| m.range())
+        Some(m.range())
     }
 }

@@ -147,7 +147,7 @@ pub fn extend_catalog(catalog: &mut Catalog, set: &NuanceSet) -> Result<(), Data
             file: file.to_string(),
             message,
         })?;
-        persona.rules.push(rule);
+        persona.add_rule(rule);
     }
     Ok(())
 }

@@ -47,10 +47,17 @@ pub fn attack(spec: &Spec, persona: &Persona) -> Vec<RawConcern> {
     use rayon::prelude::*;
     // Rules in parallel (rayon keeps their order): one persona's rules
     // dominate a huge spec, and personas alone leave cores idle.
+    // One pass of the persona's trigger prefilter tells each rule the lines
+    // it could fire on; the rule's regexes then only read those.
+    let candidates = match persona.prefilter() {
+        Some(p) => p.candidates(spec.lines.iter().map(|l| l.design.as_str())),
+        None => vec![None; persona.rules.len()],
+    };
     persona
         .rules
         .par_iter()
-        .map(|rule| attack_rule(spec, rule))
+        .zip(&candidates)
+        .map(|(rule, lines)| attack_rule_on(spec, rule, lines.as_deref()))
         .collect::<Vec<_>>()
         .into_iter()
         .flatten()
@@ -73,18 +80,31 @@ pub fn goal_line(spec: &Spec, rule: &Rule) -> Option<usize> {
 /// sentence that states the design (see `sentence`), kept when the rule's
 /// `near` patterns also match the block. Public for `explain`.
 pub fn trigger_hits(spec: &Spec, rule: &Rule) -> Vec<(usize, String)> {
-    design_hits(spec, rule)
+    design_hits(spec, rule, None)
         .into_iter()
         .map(|h| (h.line, h.matched))
         .collect()
 }
 
-fn design_hits(spec: &Spec, rule: &Rule) -> Vec<Hit> {
+/// `candidates`: the only lines (0-based indices, ascending) that can hold
+/// a trigger match (see `TriggerPrefilter`); `None` reads every line.
+fn design_hits(spec: &Spec, rule: &Rule, candidates: Option<&[usize]>) -> Vec<Hit> {
+    match candidates {
+        Some(c) => design_hits_in(spec, rule, c.iter().map(|&i| &spec.lines[i])),
+        None => design_hits_in(spec, rule, spec.lines.iter()),
+    }
+}
+
+fn design_hits_in<'s>(
+    spec: &'s Spec,
+    rule: &Rule,
+    lines: impl Iterator<Item = &'s crate::spec::Line>,
+) -> Vec<Hit> {
     let mut hits = Vec::new();
     // Whether a block matches `near`, worked out once per block: a spec of
     // one huge paragraph must not be rescanned for every line.
     let mut near_blocks: HashMap<usize, bool> = HashMap::new();
-    for line in &spec.lines {
+    for line in lines {
         if !kind_allowed(rule, line.kind) {
             continue;
         }
@@ -129,7 +149,7 @@ fn design_hits(spec: &Spec, rule: &Rule) -> Vec<Hit> {
 
 /// The first and last line of the group of trigger hits `line` belongs to.
 pub fn cluster_of(spec: &Spec, rule: &Rule, line: usize) -> (usize, usize) {
-    let hits = design_hits(spec, rule);
+    let hits = design_hits(spec, rule, None);
     clusters(spec, &hits)
         .into_iter()
         .find(|c| c.iter().any(|h| h.line == line))
@@ -168,6 +188,12 @@ impl Looked<'_> {
 
 /// The concerns one rule raises.
 pub fn attack_rule(spec: &Spec, rule: &Rule) -> Vec<RawConcern> {
+    attack_rule_on(spec, rule, None)
+}
+
+/// `attack_rule`, reading only the `candidates` lines for triggers (see
+/// `design_hits`).
+fn attack_rule_on(spec: &Spec, rule: &Rule, candidates: Option<&[usize]>) -> Vec<RawConcern> {
     let mut out = Vec::new();
     if !rule.requires.is_empty()
         && !rule
@@ -221,7 +247,7 @@ pub fn attack_rule(spec: &Spec, rule: &Rule) -> Vec<RawConcern> {
         }
         return out;
     }
-    let hits = design_hits(spec, rule);
+    let hits = design_hits(spec, rule, candidates);
     // Findings in the design's details come before those in a summary or
     // overview, which tells the same design briefly, and before a mention
     // only in a diagram, table or code block.
