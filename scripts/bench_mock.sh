@@ -10,7 +10,7 @@ bin=${1:-$here/target/release/gauntlet}
 mock=${2:-$here/benches/mock_llm.py}
 spec=${3:-/work/shared/corpus/dev/photo-upload-service.md}
 tmp=$(mktemp -d)
-trap 'kill "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+trap 'kill "$pid" 2>/dev/null || true; [ -n "${KEEP_LOGS:-}" ] && cp "$tmp"/*.jsonl "$KEEP_LOGS"/; rm -rf "$tmp"' EXIT
 python3 "$mock" --port 0 --latency-ms "${LATENCY_MS:-200}" --log "$tmp/reqs.jsonl" \
   --log-prompts "$tmp/prompts.jsonl" --max-seconds 120 >"$tmp/port" 2>/dev/null &
 pid=$!
