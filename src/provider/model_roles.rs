@@ -256,7 +256,7 @@ pub fn rebuttal_block(spec: &Spec, c: &Concern) -> String {
         c.title,
         c.lines_label(),
         c.detail,
-        c.dismissal_reasoning(),
+        prompts::dismissal_text(c),
         prompts::excerpt(spec, &prompts::cited_lines(c))
     )
 }
@@ -476,7 +476,7 @@ pub fn challenge_block(spec: &Spec, c: &Concern) -> String {
         c.title,
         c.lines_label(),
         c.detail,
-        c.dismissal_reasoning(),
+        prompts::dismissal_text(c),
         challenge,
         prompts::excerpt(spec, &cited)
     )
@@ -735,5 +735,21 @@ impl crate::roles::FreshEyesReviewer for ModelFreshEyes {
             )
             .await
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::group_batches;
+
+    #[test]
+    fn batches_are_grouped_two_per_call_within_the_concern_cap() {
+        // The benchmark: 20 concerns in batches of 15 and 5, one call.
+        assert_eq!(group_batches(&[15, 5]), vec![0..2]);
+        assert_eq!(group_batches(&[15, 15, 15]), vec![0..2, 2..3]);
+        // A batch larger than the cap gets a call of its own.
+        assert_eq!(group_batches(&[40, 5, 20]), vec![0..1, 1..3]);
+        assert_eq!(group_batches(&[20, 20]), vec![0..1, 1..2]);
+        assert!(group_batches(&[]).is_empty());
     }
 }

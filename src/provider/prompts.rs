@@ -265,6 +265,29 @@ pub fn lines_mentioned(text: &str, max: usize) -> Vec<usize> {
     out
 }
 
+/// The dismissing votes' reasoning, one line per distinct text: evaluators
+/// that gave the same words share a line (`a, b: reasoning`) instead of
+/// sending the text twice.
+pub fn dismissal_text(c: &Concern) -> String {
+    let mut groups: Vec<(Vec<&str>, &str)> = Vec::new();
+    for v in c
+        .votes
+        .iter()
+        .filter(|v| v.decision == crate::concern::Decision::Dismiss)
+    {
+        let text = v.reasoning.trim();
+        match groups.iter_mut().find(|(_, t)| *t == text) {
+            Some((names, _)) => names.push(&v.evaluator),
+            None => groups.push((vec![&v.evaluator], text)),
+        }
+    }
+    groups
+        .iter()
+        .map(|(names, text)| format!("{}: {text}", names.join(", ")))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The repair request sent once after an unreadable reply.
 pub fn repair(original: &str, reply: &str, problem: &str, format: &str) -> String {
     let reply: String = reply.chars().take(4000).collect();
@@ -396,6 +419,41 @@ mod tests {
         // Shorter than the padded form, and no line lost.
         let lines = s.lines().filter(|l| l.contains('|')).count();
         assert_eq!(lines, spec.lines.iter().filter(|l| !l.text.trim().is_empty()).count());
+    }
+
+    #[test]
+    fn identical_dismissals_are_sent_once() {
+        use crate::concern::{Decision, RawConcern, Severity, Vote};
+        let mut c = Concern::from_raw(
+            "burned_oncall",
+            "BURN",
+            RawConcern {
+                title: "t".into(),
+                detail: "d".into(),
+                severity: Severity::Low,
+                lines: None,
+                rule: None,
+                section: None,
+                subject: vec![],
+                confidence: None,
+            },
+        );
+        let vote = |e: &str, d: Decision, r: &str| Vote {
+            evaluator: e.into(),
+            decision: d,
+            reasoning: r.into(),
+            cites: vec![],
+        };
+        c.votes = vec![
+            vote("a", Decision::Dismiss, "covered at line 3"),
+            vote("b", Decision::Accept, "not covered"),
+            vote("c", Decision::Dismiss, "covered at line 3 "),
+            vote("d", Decision::Dismiss, "out of scope"),
+        ];
+        assert_eq!(
+            dismissal_text(&c),
+            "a, c: covered at line 3\nd: out of scope"
+        );
     }
 
     #[test]
