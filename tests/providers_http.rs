@@ -811,3 +811,41 @@ async fn an_oversized_reply_is_refused_not_read_into_memory() {
         "{e:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_evaluation_call_carries_several_batches() {
+    let server = MockServer::start(Api::OpenAi, |r, _| {
+        Reply::Text(good(&r.prompt, Style::Json))
+    })
+    .await;
+    let run = ModelRun::new(settings(&server, ProviderKind::OpenAiCompatible));
+    let base = server.base.clone();
+    let options = RunOptions {
+        adversaries: vec!["paranoid_security".into(), "burned_oncall".into()],
+        // Four concerns in batches of two: two batches, one call.
+        batch_size: 2,
+        ..RunOptions::default()
+    };
+    let g = run
+        .gauntlet_with(
+            Arc::new(Catalog::builtin().unwrap()),
+            options,
+            false,
+            &SystemProbe,
+            &mut |m, _| Ok(api_provider(m, None, Some(base.clone()), 5)),
+        )
+        .unwrap();
+    let spec = Spec::parse(Some("spec.md".into()), SPEC.to_string());
+    let v = g.run(&spec, &NoFilter, &|_| {}).await;
+    assert_expected(&v);
+    assert_eq!(v.stats.evaluation.batches, 2);
+    let evals: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|r| mock_llm::kind(&r.prompt) == Kind::Eval)
+        .collect();
+    assert_eq!(evals.len(), 1, "one call for both batches");
+    assert_eq!(mock_llm::concerns(&evals[0].prompt).len(), 4);
+    // The spec is sent once in it.
+    assert_eq!(evals[0].prompt.matches("=== SPEC START ===").count(), 1);
+}
