@@ -57,6 +57,7 @@ pub struct HttpChatProvider {
     api_key: Option<String>,
     base_url: String,
     wire: Wire,
+    client: OnceLock<Result<reqwest::Client, String>>,
 }
 
 impl HttpChatProvider {
@@ -90,17 +91,12 @@ impl HttpChatProvider {
             api_key: api_key.filter(|k| !k.is_empty()),
             base_url,
             wire,
+            client: OnceLock::new(),
         })
     }
 
-    /// One HTTP client for the whole process, made on first use: building
-    /// one (TLS roots and all) costs tens of milliseconds in a debug build,
-    /// and a run has a provider per model (issue 13: wall time). Every
-    /// provider uses the same settings; the client pools connections per
-    /// host, so sharing it never mixes hosts.
     fn client(&self) -> Result<&reqwest::Client, ProviderError> {
-        static SHARED: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
-        SHARED
+        self.client
             .get_or_init(|| {
                 reqwest::Client::builder()
                     .redirect(reqwest::redirect::Policy::none())
