@@ -591,9 +591,15 @@ async fn adjudication_is_one_call_for_all_challenges() {
     // challenges name too) under their section heading.
     let p = &adjudications[0].prompt;
     assert!(!p.contains("=== SPEC START ===\n"), "{p}");
-    assert!(p.contains("=== SPEC START (excerpt) ===\n3|## Design"), "{p}");
+    assert!(
+        p.contains("=== SPEC START (excerpt) ===\n3|## Design"),
+        "{p}"
+    );
     assert!(p.contains("\n7|Events are stored in Postgres"), "{p}");
-    assert!(!p.contains("Webhook receiver") && !p.contains("Ship to all users"), "{p}");
+    assert!(
+        !p.contains("Webhook receiver") && !p.contains("Ship to all users"),
+        "{p}"
+    );
     assert_eq!(v.stats.rebuttal.challenges, 2);
     assert_eq!(v.stats.rebuttal.sustained, 2);
     for t in ["paranoid_security false alarm", "burned_oncall false alarm"] {

@@ -568,12 +568,10 @@ impl Evaluator for ModelEvaluator {
                     let value = match &votes {
                         Err(e) => Err(e.clone()),
                         Ok(all) => split_votes(all, &batches[group.clone()], bi - group.start)
-                            .map_err(|m| {
-                            RoleError::Failed {
+                            .map_err(|m| RoleError::Failed {
                                 model: self.client.model().to_string(),
                                 message: format!("{m} of batch {}", bi + 1),
-                            }
-                        }),
+                            }),
                     };
                     out.push(RoleResult { value, usage });
                 }

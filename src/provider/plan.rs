@@ -77,8 +77,7 @@ impl Plan {
             models: settings.eval.iter().map(|m| m.to_string()).collect(),
             calls: evaluators * eval_calls,
             input_tokens: evaluators
-                * (eval_calls * (spec_tokens + template(prompts::EVALUATE) + 400)
-                    + concerns * 120),
+                * (eval_calls * (spec_tokens + template(prompts::EVALUATE) + 400) + concerns * 120),
             output_tokens: evaluators * concerns * VOTE_REPLY_PER_CONCERN,
         });
         if options.rebuttals {

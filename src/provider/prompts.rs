@@ -120,8 +120,11 @@ fn compact(text: &str, table: bool) -> String {
     let body = text.trim_start();
     let mut out = String::with_capacity(text.len());
     out.push_str(&text[..text.len() - body.len()]);
-    let delimiter_row =
-        table && body.contains('-') && body.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t'));
+    let delimiter_row = table
+        && body.contains('-')
+        && body
+            .chars()
+            .all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t'));
     let mut blank = false;
     let mut dashes = 0;
     for c in body.chars() {
@@ -413,12 +416,23 @@ mod tests {
         let spec = Spec::parse(None, text.to_string());
         let s = numbered_spec(&spec);
         // Blank lines 2, 3 and 6 are left out; every other line keeps its number.
-        assert!(s.contains("\n1|# T\n4|prose with gaps\n5|  - nested item\n7|| a | b |\n8||---|:---:|\n"), "{s}");
+        assert!(
+            s.contains(
+                "\n1|# T\n4|prose with gaps\n5|  - nested item\n7|| a | b |\n8||---|:---:|\n"
+            ),
+            "{s}"
+        );
         // Inside a code block nothing is collapsed.
         assert!(s.contains("\n11|key:   value\n12|  child:  1\n"), "{s}");
         // Shorter than the padded form, and no line lost.
         let lines = s.lines().filter(|l| l.contains('|')).count();
-        assert_eq!(lines, spec.lines.iter().filter(|l| !l.text.trim().is_empty()).count());
+        assert_eq!(
+            lines,
+            spec.lines
+                .iter()
+                .filter(|l| !l.text.trim().is_empty())
+                .count()
+        );
     }
 
     #[test]
@@ -460,7 +474,10 @@ mod tests {
     fn lines_mentioned_reads_citations_in_prose() {
         let t = "Line 7 is silent; see lines 12-14 and 20, not the 3 pipelines. Outline 99.";
         assert_eq!(lines_mentioned(t, 50), vec![7, 12, 14, 20]);
-        assert_eq!(lines_mentioned("lines 1, 2, 3, 4, 5, 6, 7, 8, 9", 50).len(), 8);
+        assert_eq!(
+            lines_mentioned("lines 1, 2, 3, 4, 5, 6, 7, 8, 9", 50).len(),
+            8
+        );
         assert!(lines_mentioned("no citation here, line zero", 50).is_empty());
         assert!(lines_mentioned("line 0 and line 51", 50).is_empty());
     }
