@@ -124,7 +124,7 @@ def persona_of(user: str) -> str:
 
 
 def spec_line(user: str, keyword: str) -> int:
-    for m in re.finditer(r"^(\d{4})\|(.*)$", user, re.M):
+    for m in re.finditer(r"^(\d+)\|(.*)$", user, re.M):
         if keyword in m.group(2).lower():
             return int(m.group(1))
     return 1

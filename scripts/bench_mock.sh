@@ -10,7 +10,7 @@ bin=${1:-$here/target/release/gauntlet}
 mock=${2:-$here/benches/mock_llm.py}
 spec=${3:-/work/shared/corpus/dev/photo-upload-service.md}
 tmp=$(mktemp -d)
-trap 'kill "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+trap 'kill "$pid" 2>/dev/null || true; [ -n "${KEEP_LOGS:-}" ] && cp "$tmp"/*.jsonl "$KEEP_LOGS"/; rm -rf "$tmp"' EXIT
 python3 "$mock" --port 0 --latency-ms "${LATENCY_MS:-200}" --log "$tmp/reqs.jsonl" \
   --log-prompts "$tmp/prompts.jsonl" --max-seconds 120 >"$tmp/port" 2>/dev/null &
 pid=$!
@@ -34,3 +34,19 @@ print("verdict:", v["verdict"], dict(sorted(st.items())))
 PY
 echo "exit code: $code"
 echo "wall time: $(echo "$end - $start" | bc) s"
+# Where the time goes: process start to the first call, the waves of calls
+# (first arrival to last reply of each phase), and the last reply to exit.
+python3 - "$tmp/reqs.jsonl" "$start" "$end" <<'PY'
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+start, end = float(sys.argv[2]), float(sys.argv[3])
+phases = {}
+for r in reqs:
+    a, b = phases.get(r["phase"], (r["t_recv"], r["t_sent"]))
+    phases[r["phase"]] = (min(a, r["t_recv"]), max(b, r["t_sent"]))
+first = min(r["t_recv"] for r in reqs)
+last = max(r["t_sent"] for r in reqs)
+print(f"time: start -> first call {1000 * (first - start):.0f} ms; " + "; ".join(
+    f"{k} {1000 * (b - a):.0f} ms" for k, (a, b) in phases.items()) +
+    f"; last reply -> exit {1000 * (end - last):.0f} ms")
+PY

@@ -189,7 +189,7 @@ fn fake_clis_run_every_role_and_save_the_run() {
         rec["request"]["prompt"]
             .as_str()
             .unwrap()
-            .contains("0005|The vendor POSTs")
+            .contains("\n5|The vendor POSTs")
     );
     assert!(
         rec["response"]["text"]

@@ -445,7 +445,7 @@ async fn secrets_never_reach_the_server() {
         .iter()
         .filter(|b| b.contains("=== SPEC START ==="))
         .count();
-    assert_eq!(with_spec, 4, "2 attacks, 1 evaluation, 1 adjudication");
+    assert_eq!(with_spec, 3, "2 attacks, 1 evaluation");
     for b in bodies.iter().filter(|b| b.contains("=== SPEC START ===")) {
         assert!(b.contains("[REDACTED_API_KEY]"));
     }
@@ -492,7 +492,7 @@ async fn prompts_are_cache_first_with_one_identical_prefix() {
         .iter()
         .filter(|r| r.prompt.contains("=== SPEC START ==="))
         .collect();
-    assert_eq!(with_spec.len(), 4, "attacks, evaluation, adjudication");
+    assert_eq!(with_spec.len(), 3, "attacks, evaluation");
     let first = spec_prefix(&with_spec[0].prompt);
     for r in &with_spec {
         // The same system text and the same spec block open every call...
@@ -543,16 +543,16 @@ async fn rebuttals_get_the_cited_lines_not_the_whole_spec() {
         assert!(!r.prompt.contains("zebra migrations"), "{}", r.prompt);
         // The concern's line 7, the dismissal, and the section heading.
         assert!(
-            r.prompt.contains("0007|Events are stored in Postgres"),
+            r.prompt.contains("\n7|Events are stored in Postgres"),
             "{}",
             r.prompt
         );
-        assert!(r.prompt.contains("0003|## Design"), "{}", r.prompt);
+        assert!(r.prompt.contains("\n3|## Design"), "{}", r.prompt);
         assert!(r.prompt.contains("see line 7"), "the dismissal reasoning");
         // Spec text stays between delimiters the system prompt names as data.
         assert!(
             r.prompt
-                .contains("=== SPEC START (excerpt) ===\n0003|## Design")
+                .contains("=== SPEC START (excerpt) ===\n3|## Design")
         );
     }
     // The attackers did see the whole spec.
@@ -586,6 +586,19 @@ async fn adjudication_is_one_call_for_all_challenges() {
     assert_eq!(
         mock_llm::adjudication_concerns(&adjudications[0].prompt).len(),
         2
+    );
+    // Not the whole spec: the cited lines (the concerns' line 7, which the
+    // challenges name too) under their section heading.
+    let p = &adjudications[0].prompt;
+    assert!(!p.contains("=== SPEC START ===\n"), "{p}");
+    assert!(
+        p.contains("=== SPEC START (excerpt) ===\n3|## Design"),
+        "{p}"
+    );
+    assert!(p.contains("\n7|Events are stored in Postgres"), "{p}");
+    assert!(
+        !p.contains("Webhook receiver") && !p.contains("Ship to all users"),
+        "{p}"
     );
     assert_eq!(v.stats.rebuttal.challenges, 2);
     assert_eq!(v.stats.rebuttal.sustained, 2);
@@ -803,4 +816,42 @@ async fn an_oversized_reply_is_refused_not_read_into_memory() {
         matches!(e, ProviderError::Fatal(ref m) if m.contains("larger than")),
         "{e:?}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_evaluation_call_carries_several_batches() {
+    let server = MockServer::start(Api::OpenAi, |r, _| {
+        Reply::Text(good(&r.prompt, Style::Json))
+    })
+    .await;
+    let run = ModelRun::new(settings(&server, ProviderKind::OpenAiCompatible));
+    let base = server.base.clone();
+    let options = RunOptions {
+        adversaries: vec!["paranoid_security".into(), "burned_oncall".into()],
+        // Four concerns in batches of two: two batches, one call.
+        batch_size: 2,
+        ..RunOptions::default()
+    };
+    let g = run
+        .gauntlet_with(
+            Arc::new(Catalog::builtin().unwrap()),
+            options,
+            false,
+            &SystemProbe,
+            &mut |m, _| Ok(api_provider(m, None, Some(base.clone()), 5)),
+        )
+        .unwrap();
+    let spec = Spec::parse(Some("spec.md".into()), SPEC.to_string());
+    let v = g.run(&spec, &NoFilter, &|_| {}).await;
+    assert_expected(&v);
+    assert_eq!(v.stats.evaluation.batches, 2);
+    let evals: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|r| mock_llm::kind(&r.prompt) == Kind::Eval)
+        .collect();
+    assert_eq!(evals.len(), 1, "one call for both batches");
+    assert_eq!(mock_llm::concerns(&evals[0].prompt).len(), 4);
+    // The spec is sent once in it.
+    assert_eq!(evals[0].prompt.matches("=== SPEC START ===").count(), 1);
 }

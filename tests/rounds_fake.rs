@@ -289,7 +289,7 @@ async fn fresh_eyes_on_a_model_uses_the_overviewer_prompt_and_revises_on_a_quest
         let prompts = seen.lock().unwrap();
         assert_eq!(prompts.len(), 1);
         assert!(prompts[0].contains("Could an engineer follow this spec literally"));
-        assert!(prompts[0].contains("0005|The API stores uploads."));
+        assert!(prompts[0].contains("\n5|The API stores uploads."));
     }
     let fe = v.memory.fresh_eyes.as_ref().unwrap();
     // The model said APPROVE, but an open question means REVISE.

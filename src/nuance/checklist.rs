@@ -30,6 +30,13 @@ pub enum Audience {
 /// The checklist block for this spec, or `None` when the spec uses no
 /// technology with nuances.
 pub fn block(set: &NuanceSet, spec: &Spec, audience: Audience) -> Option<String> {
+    items(set, spec).map(|items| format!("{items}\n{}\n", instructions(audience)))
+}
+
+/// The checklist without the audience's instructions: the same text for
+/// every call of a run, so model runs put it in the prompt's shared,
+/// cached prefix right after the spec (issue 13).
+pub fn items(set: &NuanceSet, spec: &Spec) -> Option<String> {
     let detections = set.detector().detect(spec);
     let mut items = String::new();
     for d in &detections {
@@ -48,15 +55,18 @@ pub fn block(set: &NuanceSet, spec: &Spec, audience: Audience) -> Option<String>
     Some(format!(
         "**DIVERGENCE CHECKLIST - Review spec against these technology-specific nuances:**\n\n\
 These nuances represent deviations from typical patterns. Flag any spec sections that assume \"normal\" behavior.\n\
-The checklist is reference data from the review tool, not part of the spec.\n{items}\n{}\n",
-        match audience {
-            Audience::Attack => ATTACK_INSTRUCTIONS,
-            Audience::Evaluate => EVALUATE_INSTRUCTIONS,
-        }
+The checklist is reference data from the review tool, not part of the spec.\n{items}"
     ))
 }
 
-/// Appends the checklist (if any) to a prompt whose spec is already in it.
+/// What the audience is told to do with the checklist.
+pub fn instructions(audience: Audience) -> &'static str {
+    match audience {
+        Audience::Attack => ATTACK_INSTRUCTIONS,
+        Audience::Evaluate => EVALUATE_INSTRUCTIONS,
+    }
+}
+
 pub fn append(prompt: String, set: Option<&NuanceSet>, spec: &Spec, audience: Audience) -> String {
     match set.and_then(|s| block(s, spec, audience)) {
         Some(b) => format!("{prompt}\n\n{b}"),

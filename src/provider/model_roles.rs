@@ -155,6 +155,91 @@ fn protocols_for(evaluator: &ModelEvaluator, concerns: &[&Concern]) -> String {
         .join("\n")
 }
 
+/// The start of the user message shared by every call of a run that reads
+/// the whole spec: the numbered spec, then the divergence checklist of the
+/// technologies it uses (the same for attackers and evaluators).
+fn shared_context(spec: &Spec, nuances: Option<&crate::nuance::NuanceSet>) -> String {
+    let checklist = nuances.and_then(|set| crate::nuance::checklist::items(set, spec));
+    prompts::shared_context(spec, checklist.as_deref())
+}
+
+/// The audience's instructions for the checklist, after the role's text,
+/// when the shared context carries one.
+fn with_checklist_instructions(
+    mut prompt: String,
+    context: &str,
+    audience: crate::nuance::checklist::Audience,
+) -> String {
+    if context.contains("**DIVERGENCE CHECKLIST") {
+        prompt.push_str("\n\n");
+        prompt.push_str(crate::nuance::checklist::instructions(audience));
+        prompt.push_str(" (the checklist above)\n");
+    }
+    prompt
+}
+
+/// Evaluation batches (of `--batch-size` concerns, the voting unit) that
+/// one evaluator answers in one call: each call carries the spec once, so
+/// fewer calls send fewer copies of it; two batches of 15 keep a reply of
+/// votes well under 4,096 output tokens.
+pub const EVALUATION_BATCHES_PER_CALL: usize = 2;
+/// At most this many concerns in one evaluation call, whatever the batch
+/// size: batches are grouped into one call only up to this.
+pub const EVALUATION_CONCERNS_PER_CALL: usize = 30;
+
+/// Consecutive batches grouped into calls: at most
+/// `EVALUATION_BATCHES_PER_CALL` batches and `EVALUATION_CONCERNS_PER_CALL`
+/// concerns per call (a single larger batch gets a call of its own).
+pub fn group_batches(sizes: &[usize]) -> Vec<std::ops::Range<usize>> {
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut concerns = 0;
+    for (i, &n) in sizes.iter().enumerate() {
+        match out.last_mut() {
+            Some(r)
+                if r.len() < EVALUATION_BATCHES_PER_CALL
+                    && concerns + n <= EVALUATION_CONCERNS_PER_CALL =>
+            {
+                r.end = i + 1;
+                concerns += n;
+            }
+            _ => {
+                out.push(i..i + 1);
+                concerns = n;
+            }
+        }
+    }
+    out
+}
+
+/// The votes of one batch out of a call's reply. A vote for an id of no
+/// batch of the call is kept on the first batch, marked, so the pipeline
+/// reports it as unknown; when the call carried several batches, a batch
+/// without a single vote is an error (its concerns count as abstentions,
+/// with a warning), as when a call per batch failed.
+fn split_votes(
+    all: &[(String, Vote)],
+    group: &[Vec<&Concern>],
+    index: usize,
+) -> Result<BatchVotes, String> {
+    let in_batch = |b: &[&Concern], id: &str| b.iter().any(|c| c.id == id);
+    let mut mine: BatchVotes = all
+        .iter()
+        .filter(|(id, _)| in_batch(&group[index], id))
+        .cloned()
+        .collect();
+    if group.len() > 1 && mine.is_empty() {
+        return Err("the reply gave no vote for any concern".to_string());
+    }
+    if index == 0 {
+        for (id, v) in all {
+            if !group.iter().any(|b| in_batch(b, id)) {
+                mine.push((format!("{id} (not in this call)"), v.clone()));
+            }
+        }
+    }
+    Ok(mine)
+}
+
 /// Attacks and rebuttals on a model.
 pub struct ModelAttacker {
     pub client: ModelClient,
@@ -171,7 +256,7 @@ pub fn rebuttal_block(spec: &Spec, c: &Concern) -> String {
         c.title,
         c.lines_label(),
         c.detail,
-        c.dismissal_reasoning(),
+        prompts::dismissal_text(c),
         prompts::excerpt(spec, &prompts::cited_lines(c))
     )
 }
@@ -186,7 +271,7 @@ impl ModelAttacker {
         round: Option<&'a RoundContext>,
     ) -> BoxFuture<'a, Vec<RoleResult<Vec<RawConcern>>>> {
         Box::pin(async move {
-            let context = prompts::spec_context(spec);
+            let context = shared_context(spec, self.nuances.as_deref());
             let context = &context;
             let round_text = round.map(prompts::round_section);
             join_all(personas.iter().map(|p| {
@@ -198,10 +283,9 @@ impl ModelAttacker {
                     prompt.push_str("\n\n");
                     prompt.push_str(r);
                 }
-                let prompt = crate::nuance::checklist::append(
+                let prompt = with_checklist_instructions(
                     prompt,
-                    self.nuances.as_deref(),
-                    spec,
+                    context,
                     crate::nuance::checklist::Audience::Attack,
                 );
                 async move {
@@ -371,22 +455,30 @@ impl ModelEvaluator {
     }
 }
 
-/// One challenged dismissal as the adjudicator sees it.
-fn challenge_block(c: &Concern) -> String {
+/// One challenged dismissal as the adjudicator sees it: the concern, the
+/// dismissal, the challenge, and the spec lines the concern, the dismissal
+/// and the challenge cite, under their section heading with a few lines
+/// around them (not the whole spec, as for rebuttals).
+pub fn challenge_block(spec: &Spec, c: &Concern) -> String {
     let challenge = c
         .rebuttal
         .as_ref()
         .map(|r| r.reasoning.as_str())
         .unwrap_or_default();
+    let mut cited = prompts::cited_lines(c);
+    cited.extend(prompts::lines_mentioned(challenge, spec.lines.len()));
+    cited.sort_unstable();
+    cited.dedup();
     format!(
-        "[{}] from {}: {} ({})\nDetail: {}\nDismissal reasoning:\n{}\nChallenge:\n{}\n",
+        "[{}] from {}: {} ({})\nDetail: {}\nDismissal reasoning:\n{}\nChallenge:\n{}\nSpec lines:\n=== SPEC START (excerpt) ===\n{}=== SPEC END ===\n",
         c.id,
         c.adversary,
         c.title,
         c.lines_label(),
         c.detail,
-        c.dismissal_reasoning(),
-        challenge
+        prompts::dismissal_text(c),
+        challenge,
+        prompts::excerpt(spec, &cited)
     )
 }
 
@@ -395,36 +487,44 @@ impl Evaluator for ModelEvaluator {
         self.client.model()
     }
 
+    /// One call per group of batches (`group_batches`): the spec is sent
+    /// once for all of them; the votes come back by concern id and are
+    /// handed to the batch each concern belongs to.
     fn evaluate<'a>(
         &'a self,
         spec: &'a Spec,
         batches: &'a [Vec<&'a Concern>],
     ) -> BoxFuture<'a, Vec<RoleResult<BatchVotes>>> {
         Box::pin(async move {
-            let context = prompts::spec_context(spec);
+            let context = shared_context(spec, self.nuances.as_deref());
             let context = &context;
-            join_all(batches.iter().enumerate().map(|(bi, batch)| {
-                let concerns: Vec<String> =
-                    batch.iter().map(|c| prompts::concern_block(c)).collect();
+            let sizes: Vec<usize> = batches.iter().map(Vec::len).collect();
+            let groups = group_batches(&sizes);
+            let answers = join_all(groups.iter().enumerate().map(|(gi, group)| {
+                let concerns: Vec<&Concern> = batches[group.clone()]
+                    .iter()
+                    .flat_map(|b| b.iter().copied())
+                    .collect();
+                let blocks: Vec<String> =
+                    concerns.iter().map(|c| prompts::concern_block(c)).collect();
                 let prompt = prompts::fill(
                     prompts::EVALUATE,
                     &[
-                        ("protocols", &protocols_for(self, batch)),
-                        ("concerns", &concerns.join("\n")),
+                        ("protocols", &protocols_for(self, &concerns)),
+                        ("concerns", &blocks.join("\n")),
                     ],
                 );
-                let prompt = crate::nuance::checklist::append(
+                let prompt = with_checklist_instructions(
                     prompt,
-                    self.nuances.as_deref(),
-                    spec,
+                    context,
                     crate::nuance::checklist::Audience::Evaluate,
                 );
-                let ids: HashSet<&str> = batch.iter().map(|c| c.id.as_str()).collect();
+                let ids: HashSet<&str> = concerns.iter().map(|c| c.id.as_str()).collect();
                 async move {
                     let model = self.client.model().to_string();
                     let r = ask(
                         &self.client,
-                        &format!("eval-batch{}", bi + 1),
+                        &format!("eval-batch{}", gi + 1),
                         Priority::Evaluation,
                         context,
                         prompt,
@@ -433,57 +533,67 @@ impl Evaluator for ModelEvaluator {
                             let votes = parse::parse_votes(t)?;
                             if !votes.iter().any(|v| ids.contains(v.id.as_str())) {
                                 return Err(ParseError(
-                                    "no vote names a concern id of this batch".to_string(),
+                                    "no vote names a concern id of this call".to_string(),
                                 ));
                             }
                             Ok(votes)
                         },
                     )
                     .await;
-                    RoleResult {
-                        value: r.value.map(|votes| {
-                            votes
-                                .into_iter()
-                                .map(|v| {
-                                    // An id from outside this batch is reported
-                                    // (and ignored) by the pipeline as unknown.
-                                    let id = if ids.contains(v.id.as_str()) {
-                                        v.id
-                                    } else {
-                                        format!("{} (not in this batch)", v.id)
-                                    };
-                                    (
-                                        id,
-                                        Vote {
-                                            evaluator: model.clone(),
-                                            decision: v.decision,
-                                            reasoning: v.reasoning,
-                                            cites: v.cites,
-                                        },
-                                    )
-                                })
-                                .collect()
-                        }),
-                        usage: r.usage,
-                    }
+                    let votes: Result<Vec<(String, Vote)>, RoleError> = r.value.map(|votes| {
+                        votes
+                            .into_iter()
+                            .map(|v| {
+                                (
+                                    v.id,
+                                    Vote {
+                                        evaluator: model.clone(),
+                                        decision: v.decision,
+                                        reasoning: v.reasoning,
+                                        cites: v.cites,
+                                    },
+                                )
+                            })
+                            .collect()
+                    });
+                    (votes, r.usage)
                 }
             }))
-            .await
+            .await;
+            let mut out = Vec::with_capacity(batches.len());
+            for (group, (votes, usage)) in groups.iter().zip(answers) {
+                let mut usage = Some(usage);
+                for bi in group.clone() {
+                    let usage = usage.take().unwrap_or_default();
+                    let value = match &votes {
+                        Err(e) => Err(e.clone()),
+                        Ok(all) => split_votes(all, &batches[group.clone()], bi - group.start)
+                            .map_err(|m| RoleError::Failed {
+                                model: self.client.model().to_string(),
+                                message: format!("{m} of batch {}", bi + 1),
+                            }),
+                    };
+                    out.push(RoleResult { value, usage });
+                }
+            }
+            out
         })
     }
 
-    /// One call per `ADJUDICATION_BATCH` challenges, decisions by id.
+    /// One call per `ADJUDICATION_BATCH` challenges, decisions by id, with
+    /// the cited lines of each challenge instead of the whole spec.
     fn adjudicate<'a>(
         &'a self,
         spec: &'a Spec,
         concerns: &'a [&'a Concern],
     ) -> BoxFuture<'a, Vec<RoleResult<Adjudication>>> {
         Box::pin(async move {
-            let context = prompts::spec_context(spec);
-            let context = &context;
+            // No spec context: each challenge carries the lines it is about.
+            let context = "";
             let answers = join_all(concerns.chunks(ADJUDICATION_BATCH).enumerate().map(
                 |(bi, chunk)| {
-                    let blocks: Vec<String> = chunk.iter().map(|c| challenge_block(c)).collect();
+                    let blocks: Vec<String> =
+                        chunk.iter().map(|c| challenge_block(spec, c)).collect();
                     let prompt = prompts::fill(
                         prompts::ADJUDICATE,
                         &[
@@ -623,5 +733,21 @@ impl crate::roles::FreshEyesReviewer for ModelFreshEyes {
             )
             .await
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::group_batches;
+
+    #[test]
+    fn batches_are_grouped_two_per_call_within_the_concern_cap() {
+        // The benchmark: 20 concerns in batches of 15 and 5, one call.
+        assert_eq!(group_batches(&[15, 5]), vec![0..2]);
+        assert_eq!(group_batches(&[15, 15, 15]), vec![0..2, 2..3]);
+        // A batch larger than the cap gets a call of its own.
+        assert_eq!(group_batches(&[40, 5, 20]), vec![0..1, 1..3]);
+        assert_eq!(group_batches(&[20, 20]), vec![0..1, 1..2]);
+        assert!(group_batches(&[]).is_empty());
     }
 }

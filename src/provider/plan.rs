@@ -56,7 +56,13 @@ impl Plan {
             .map(|p| estimate_tokens(p.prompt.len()))
             .sum();
         let concerns = (adversaries as f64 * CONCERNS_PER_ADVERSARY).round() as u64;
-        let batches = concerns.div_ceil(options.batch_size.max(1) as u64);
+        // Each evaluator answers its batches in calls of up to
+        // EVALUATION_BATCHES_PER_CALL batches (and a concern cap).
+        let sizes: Vec<usize> = crate::evaluation::batches(concerns as usize, options.batch_size)
+            .iter()
+            .map(|r| r.len())
+            .collect();
+        let eval_calls = super::model_roles::group_batches(&sizes).len() as u64;
         let evaluators = settings.eval.len() as u64;
         let template = |t: &str| estimate_tokens(t.len());
         let mut phases = vec![PhasePlan {
@@ -69,9 +75,9 @@ impl Plan {
         phases.push(PhasePlan {
             phase: "evaluation",
             models: settings.eval.iter().map(|m| m.to_string()).collect(),
-            calls: evaluators * batches,
+            calls: evaluators * eval_calls,
             input_tokens: evaluators
-                * (batches * (spec_tokens + template(prompts::EVALUATE) + 400) + concerns * 120),
+                * (eval_calls * (spec_tokens + template(prompts::EVALUATE) + 400) + concerns * 120),
             output_tokens: evaluators * concerns * VOTE_REPLY_PER_CONCERN,
         });
         if options.rebuttals {
@@ -94,7 +100,8 @@ impl Plan {
                     + dismissed * (300 + 150),
                 output_tokens: dismissed * SHORT_REPLY,
             });
-            // One adjudication call per ADJUDICATION_BATCH challenges.
+            // One adjudication call per ADJUDICATION_BATCH challenges, each
+            // challenge with its cited lines (~10 lines) instead of the spec.
             let adjudication_calls = challenged.div_ceil(ADJUDICATION_BATCH as u64);
             phases.push(PhasePlan {
                 phase: "adjudication",
@@ -105,9 +112,8 @@ impl Plan {
                     .into_iter()
                     .collect(),
                 calls: adjudication_calls,
-                input_tokens: adjudication_calls
-                    * (spec_tokens + template(prompts::ADJUDICATE) + 400)
-                    + challenged * 400,
+                input_tokens: adjudication_calls * template(prompts::ADJUDICATE)
+                    + challenged * (400 + 150),
                 output_tokens: challenged * SHORT_REPLY,
             });
         }

@@ -69,15 +69,84 @@ pub fn spec_context(spec: &Spec) -> String {
     fill(SPEC_CONTEXT, &[("spec", &numbered_spec(spec))])
 }
 
-/// The spec as `NNNN|text` lines between clear delimiters.
+/// `spec_context` followed by the run's divergence checklist, if any: the
+/// checklist is the same for every call of a run, so it belongs in the
+/// shared (cached) prefix, not after each call's own instructions.
+pub fn shared_context(spec: &Spec, checklist: Option<&str>) -> String {
+    let mut s = spec_context(spec);
+    if let Some(c) = checklist {
+        // `spec_context` ends with a newline already.
+        s.push('\n');
+        s.push_str(c.trim_end());
+    }
+    s
+}
+
+/// The spec as `N|text` lines between clear delimiters, compact: no
+/// padding of the number, blank lines left out (the other lines keep their
+/// original numbers), trailing whitespace trimmed, and outside code blocks
+/// runs of inner spaces collapsed. What a model cites is still the line
+/// number of the file.
 pub fn numbered_spec(spec: &Spec) -> String {
-    let mut s = String::with_capacity(spec.text.len() + spec.lines.len() * 6 + 64);
+    let mut s = String::with_capacity(spec.text.len() + spec.lines.len() * 3 + 64);
     s.push_str("=== SPEC START ===\n");
     for l in &spec.lines {
-        s.push_str(&format!("{:04}|{}\n", l.number, l.text));
+        push_line(&mut s, l);
     }
     s.push_str("=== SPEC END ===");
     s
+}
+
+/// One spec line as `N|text` (nothing for a blank line), see `numbered_spec`.
+fn push_line(out: &mut String, l: &crate::spec::Line) {
+    use std::fmt::Write;
+    let text = l.text.trim_end();
+    if text.trim_start().is_empty() {
+        return;
+    }
+    let _ = write!(out, "{}|", l.number);
+    if l.kind == crate::spec::LineKind::Code {
+        out.push_str(text);
+    } else {
+        out.push_str(&compact(text, l.kind == crate::spec::LineKind::Table));
+    }
+    out.push('\n');
+}
+
+/// Leading indentation kept (list nesting), inner runs of spaces and tabs
+/// collapsed to one space; in a table's delimiter row (`|----|:---:|`),
+/// runs of dashes shortened to three.
+fn compact(text: &str, table: bool) -> String {
+    let body = text.trim_start();
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..text.len() - body.len()]);
+    let delimiter_row = table
+        && body.contains('-')
+        && body
+            .chars()
+            .all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t'));
+    let mut blank = false;
+    let mut dashes = 0;
+    for c in body.chars() {
+        if c == ' ' || c == '\t' {
+            if !blank && !delimiter_row {
+                out.push(' ');
+            }
+            blank = true;
+            continue;
+        }
+        blank = false;
+        if delimiter_row && c == '-' {
+            dashes += 1;
+            if dashes <= 3 {
+                out.push('-');
+            }
+            continue;
+        }
+        dashes = 0;
+        out.push(c);
+    }
+    out
 }
 
 /// One concern as evaluators see it, with any earlier explanation.
@@ -107,7 +176,7 @@ pub const EXCERPT_MAX_LINES: usize = 40;
 
 /// The spec lines a concern and its dismissal cite, each with the heading
 /// of its section and `EXCERPT_RADIUS` lines around it, as `NNNN|text`
-/// lines in order, `....` marking a gap. Blank lines are left out. What a
+/// lines in order (compact, as in `numbered_spec`), `....` marking a gap. Blank lines are left out. What a
 /// rebuttal needs instead of the whole spec.
 pub fn excerpt(spec: &Spec, cited: &[usize]) -> String {
     let n = spec.lines.len();
@@ -138,7 +207,7 @@ pub fn excerpt(spec: &Spec, cited: &[usize]) -> String {
                 out.push_str("....\n");
             }
         }
-        out.push_str(&format!("{:04}|{}\n", k, line.text));
+        push_line(&mut out, line);
         last = k;
     }
     if out.is_empty() {
@@ -162,6 +231,64 @@ pub fn cited_lines(c: &Concern) -> Vec<usize> {
     v.sort_unstable();
     v.dedup();
     v
+}
+
+/// Line numbers a text cites as `line 12`, `lines 12-14` or
+/// `lines 12, 14 and 20` (a range gives its ends), within `1..=max`; at
+/// most 8, in order of appearance. A challenge's counter-evidence often
+/// names lines the concern and the dismissal did not.
+pub fn lines_mentioned(text: &str, max: usize) -> Vec<usize> {
+    let lower = text.to_ascii_lowercase();
+    let mut out = Vec::new();
+    let mut rest = lower.as_str();
+    while let Some(i) = rest.find("line") {
+        rest = &rest[i + 4..];
+        let mut tail = rest.strip_prefix('s').unwrap_or(rest);
+        // Numbers separated by spaces, commas, dashes and "and".
+        loop {
+            tail = tail.trim_start_matches([' ', ',', '-', '\u{2013}']);
+            if let Some(t) = tail.strip_prefix("and ") {
+                tail = t;
+                continue;
+            }
+            let digits = tail.len() - tail.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            if digits == 0 || digits > 7 {
+                break;
+            }
+            if let Ok(n) = tail[..digits].parse::<usize>()
+                && (1..=max).contains(&n)
+                && out.len() < 8
+            {
+                out.push(n);
+            }
+            tail = &tail[digits..];
+        }
+        rest = tail;
+    }
+    out
+}
+
+/// The dismissing votes' reasoning, one line per distinct text: evaluators
+/// that gave the same words share a line (`a, b: reasoning`) instead of
+/// sending the text twice.
+pub fn dismissal_text(c: &Concern) -> String {
+    let mut groups: Vec<(Vec<&str>, &str)> = Vec::new();
+    for v in c
+        .votes
+        .iter()
+        .filter(|v| v.decision == crate::concern::Decision::Dismiss)
+    {
+        let text = v.reasoning.trim();
+        match groups.iter_mut().find(|(_, t)| *t == text) {
+            Some((names, _)) => names.push(&v.evaluator),
+            None => groups.push((vec![&v.evaluator], text)),
+        }
+    }
+    groups
+        .iter()
+        .map(|(names, text)| format!("{}: {text}", names.join(", ")))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The repair request sent once after an unreadable reply.
@@ -255,10 +382,10 @@ mod tests {
         // Line 20 is "storage fact 16".
         let e = excerpt(&spec, &[20]);
         assert!(
-            e.starts_with("0003|## Storage\n....\n0018|storage fact 14\n"),
+            e.starts_with("3|## Storage\n....\n18|storage fact 14\n"),
             "{e}"
         );
-        assert!(e.contains("0020|storage fact 16\n0021|") && e.contains("0022|storage fact 18\n"));
+        assert!(e.contains("20|storage fact 16\n21|") && e.contains("22|storage fact 18\n"));
         assert!(!e.contains("storage fact 13\n") && !e.contains("storage fact 19\n"));
         assert!(!e.contains("Rollout") && !e.contains("ship it"));
         assert_eq!(excerpt(&spec, &[]), "(no spec lines cited)\n");
@@ -271,7 +398,7 @@ mod tests {
         let spec = Spec::parse(None, "# T\n\nbody\n".to_string());
         let a = spec_context(&spec);
         assert_eq!(a, spec_context(&spec));
-        assert!(a.contains("=== SPEC START ===\n0001|# T\n"));
+        assert!(a.contains("=== SPEC START ===\n1|# T\n"));
         assert!(a.trim_end().ends_with("=== SPEC END ==="));
     }
 
@@ -279,7 +406,88 @@ mod tests {
     fn spec_is_numbered_between_delimiters() {
         let spec = Spec::parse(None, "# T\n\nbody\n".to_string());
         let s = numbered_spec(&spec);
-        assert!(s.starts_with("=== SPEC START ===\n0001|# T\n0002|\n0003|body\n"));
+        assert!(s.starts_with("=== SPEC START ===\n1|# T\n3|body\n"));
         assert!(s.ends_with("=== SPEC END ==="));
+    }
+
+    #[test]
+    fn compact_spec_keeps_original_numbers_and_code_whitespace() {
+        let text = "# T\n\n\nprose   with\t\tgaps   \n  - nested   item\n\n| a    | b |\n|------|:---:|\n\n```yaml\nkey:   value\n  child:  1\n```\n";
+        let spec = Spec::parse(None, text.to_string());
+        let s = numbered_spec(&spec);
+        // Blank lines 2, 3 and 6 are left out; every other line keeps its number.
+        assert!(
+            s.contains(
+                "\n1|# T\n4|prose with gaps\n5|  - nested item\n7|| a | b |\n8||---|:---:|\n"
+            ),
+            "{s}"
+        );
+        // Inside a code block nothing is collapsed.
+        assert!(s.contains("\n11|key:   value\n12|  child:  1\n"), "{s}");
+        // Shorter than the padded form, and no line lost.
+        let lines = s.lines().filter(|l| l.contains('|')).count();
+        assert_eq!(
+            lines,
+            spec.lines
+                .iter()
+                .filter(|l| !l.text.trim().is_empty())
+                .count()
+        );
+    }
+
+    #[test]
+    fn identical_dismissals_are_sent_once() {
+        use crate::concern::{Decision, RawConcern, Severity, Vote};
+        let mut c = Concern::from_raw(
+            "burned_oncall",
+            "BURN",
+            RawConcern {
+                title: "t".into(),
+                detail: "d".into(),
+                severity: Severity::Low,
+                lines: None,
+                rule: None,
+                section: None,
+                subject: vec![],
+                confidence: None,
+            },
+        );
+        let vote = |e: &str, d: Decision, r: &str| Vote {
+            evaluator: e.into(),
+            decision: d,
+            reasoning: r.into(),
+            cites: vec![],
+        };
+        c.votes = vec![
+            vote("a", Decision::Dismiss, "covered at line 3"),
+            vote("b", Decision::Accept, "not covered"),
+            vote("c", Decision::Dismiss, "covered at line 3 "),
+            vote("d", Decision::Dismiss, "out of scope"),
+        ];
+        assert_eq!(
+            dismissal_text(&c),
+            "a, c: covered at line 3\nd: out of scope"
+        );
+    }
+
+    #[test]
+    fn lines_mentioned_reads_citations_in_prose() {
+        let t = "Line 7 is silent; see lines 12-14 and 20, not the 3 pipelines. Outline 99.";
+        assert_eq!(lines_mentioned(t, 50), vec![7, 12, 14, 20]);
+        assert_eq!(
+            lines_mentioned("lines 1, 2, 3, 4, 5, 6, 7, 8, 9", 50).len(),
+            8
+        );
+        assert!(lines_mentioned("no citation here, line zero", 50).is_empty());
+        assert!(lines_mentioned("line 0 and line 51", 50).is_empty());
+    }
+
+    #[test]
+    fn shared_context_puts_the_checklist_after_the_spec() {
+        let spec = Spec::parse(None, "# T\n\nbody\n".to_string());
+        let c = shared_context(&spec, Some("CHECKLIST\n"));
+        assert!(c.starts_with(&spec_context(&spec)));
+        assert!(c.ends_with("=== SPEC END ===\n\nCHECKLIST"));
+        assert_eq!(shared_context(&spec, None), spec_context(&spec));
     }
 }
