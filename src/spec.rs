@@ -61,6 +61,12 @@ pub enum SectionRole {
     /// details come later, so rules prefer findings elsewhere.
     Summary,
     Preamble,
+    /// Parts of a design document that are not the design: test plans,
+    /// graduation and release checklists, implementation history, review
+    /// questionnaires (a heading that is a question), tables of contents,
+    /// references, glossaries and drawbacks. Their text may state a
+    /// safeguard, but a trigger word there is not a design element.
+    Process,
 }
 
 #[derive(Debug, Clone)]
@@ -201,7 +207,9 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 fn section_role(heading: &str) -> SectionRole {
     let h = heading.to_lowercase();
     let has = |w: &str| h.contains(w);
-    if has("non-goal") || has("non goal") || has("nongoal") || has("out of scope") {
+    if is_process_heading(&h) {
+        SectionRole::Process
+    } else if has("non-goal") || has("non goal") || has("nongoal") || has("out of scope") {
         SectionRole::NonGoals
     } else if has("open question") || has("unresolved") || has("future work") || has("faq") {
         SectionRole::OpenQuestions
@@ -238,6 +246,40 @@ fn section_role(heading: &str) -> SectionRole {
     } else {
         SectionRole::Normal
     }
+}
+
+/// Headings of the parts of a design document that describe how the work
+/// is tested, reviewed, released or documented rather than what is built.
+fn is_process_heading(h: &str) -> bool {
+    let t = h
+        .trim()
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
+        .trim();
+    const WORDS: &[&str] = &[
+        "test plan",
+        "testing plan",
+        "unit test",
+        "integration test",
+        "e2e test",
+        "end-to-end test",
+        "implementation history",
+        "release signoff",
+        "release checklist",
+        "readiness review",
+        "questionnaire",
+        "table of contents",
+        "references",
+        "glossary",
+        "terminology",
+        "definitions",
+        "drawbacks",
+        "infrastructure needed",
+        "changelog",
+        "change log",
+        "revision history",
+        "acknowledg",
+    ];
+    WORDS.iter().any(|w| t.contains(w)) || t == "contents" || t == "toc" || t == "tests"
 }
 
 /// Offsets of line starts, to map byte offsets to 1-based lines.
@@ -614,6 +656,7 @@ fn structure(text: &str) -> Structure {
                     | SectionRole::Background
                     | SectionRole::Goals
                     | SectionRole::Summary
+                    | SectionRole::Process
             )
         {
             role = sections[p].role;
