@@ -272,6 +272,7 @@ fn is_process_heading(h: &str) -> bool {
         "glossary",
         "terminology",
         "definitions",
+        "terms",
         "drawbacks",
         "infrastructure needed",
         "changelog",
