@@ -110,13 +110,15 @@ fn comment_start(text: &str) -> Option<usize> {
         return Some(indent);
     }
     let b = text.as_bytes();
-    (0..b.len()).filter(|&i| text.is_char_boundary(i)).find(|&i| {
-        let prev_ok = i == 0 || b[i - 1] == b' ' || b[i - 1] == b'\t';
-        let rest = &text[i..];
-        (rest.starts_with("//") && !(i > 0 && b[i - 1] == b':'))
-            || rest.starts_with("/*")
-            || (prev_ok && (rest.starts_with("# ") || rest.starts_with(" -- ")))
-    })
+    (0..b.len())
+        .filter(|&i| text.is_char_boundary(i))
+        .find(|&i| {
+            let prev_ok = i == 0 || b[i - 1] == b' ' || b[i - 1] == b'\t';
+            let rest = &text[i..];
+            (rest.starts_with("//") && !(i > 0 && b[i - 1] == b':'))
+                || rest.starts_with("/*")
+                || (prev_ok && (rest.starts_with("# ") || rest.starts_with(" -- ")))
+        })
 }
 
 /// The sentence around bytes `start..end` of line `n`, and the match's
