@@ -736,6 +736,18 @@ mod tests {
     }
 
     #[test]
+    fn process_sections_and_their_subsections_are_not_the_design() {
+        let doc = "# T\n\n## Design\n\nx\n\n## Test Plan\n\n### Unit tests\n\ny\n\n## Production Readiness Review Questionnaire\n\n### Scalability\n\n###### Will it make new API calls?\n\nz\n\n## Table of Contents\n\nw\n\n## How does it fail?\n\nv\n";
+        let s = Spec::parse(None, doc.to_string());
+        assert_eq!(s.section_of(5).unwrap().role, SectionRole::Normal);
+        assert_eq!(s.section_of(11).unwrap().role, SectionRole::Process);
+        assert_eq!(s.section_of(19).unwrap().role, SectionRole::Process);
+        assert_eq!(s.section_of(23).unwrap().role, SectionRole::Process);
+        // A question heading outside a questionnaire is part of the design.
+        assert_eq!(s.section_of(27).unwrap().role, SectionRole::Normal);
+    }
+
+    #[test]
     fn blocks_group_paragraphs() {
         let s = Spec::parse(None, DOC.to_string());
         assert_eq!(s.block_lines(12), 12..14);

@@ -312,6 +312,20 @@ mod tests {
     }
 
     #[test]
+    fn comments_in_code_are_not_design_but_code_is() {
+        let doc = "# T\n\n## Design\n\n```go\n// Retries forever on failure.\nretries := 3 // retry count\n```\n";
+        let spec = Spec::parse(None, doc.to_string());
+        let at = |n: usize, w: &str| {
+            let l = &spec.lines[n - 1].text.to_lowercase();
+            let s = l.find(w).unwrap();
+            not_design(&spec, n, s, s + w.len())
+        };
+        assert_eq!(at(6, "retries"), Some(Reading::CodeComment));
+        assert_eq!(at(7, "retry"), Some(Reading::CodeComment));
+        assert_eq!(at(7, "retries"), None);
+    }
+
+    #[test]
     fn a_negation_in_another_clause_does_not_count() {
         assert_eq!(
             reading("No login is needed, and the worker calls the API.", "calls"),
