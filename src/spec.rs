@@ -61,6 +61,12 @@ pub enum SectionRole {
     /// details come later, so rules prefer findings elsewhere.
     Summary,
     Preamble,
+    /// Parts of a design document that are not the design: test plans,
+    /// graduation and release checklists, implementation history, review
+    /// questionnaires (a heading that is a question), tables of contents,
+    /// references, glossaries and drawbacks. Their text may state a
+    /// safeguard, but a trigger word there is not a design element.
+    Process,
 }
 
 #[derive(Debug, Clone)]
@@ -201,7 +207,9 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 fn section_role(heading: &str) -> SectionRole {
     let h = heading.to_lowercase();
     let has = |w: &str| h.contains(w);
-    if has("non-goal") || has("non goal") || has("nongoal") || has("out of scope") {
+    if is_process_heading(&h) {
+        SectionRole::Process
+    } else if has("non-goal") || has("non goal") || has("nongoal") || has("out of scope") {
         SectionRole::NonGoals
     } else if has("open question") || has("unresolved") || has("future work") || has("faq") {
         SectionRole::OpenQuestions
@@ -238,6 +246,41 @@ fn section_role(heading: &str) -> SectionRole {
     } else {
         SectionRole::Normal
     }
+}
+
+/// Headings of the parts of a design document that describe how the work
+/// is tested, reviewed, released or documented rather than what is built.
+fn is_process_heading(h: &str) -> bool {
+    let t = h
+        .trim()
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
+        .trim();
+    const WORDS: &[&str] = &[
+        "test plan",
+        "testing plan",
+        "unit test",
+        "integration test",
+        "e2e test",
+        "end-to-end test",
+        "implementation history",
+        "release signoff",
+        "release checklist",
+        "readiness review",
+        "questionnaire",
+        "table of contents",
+        "references",
+        "glossary",
+        "terminology",
+        "definitions",
+        "terms",
+        "drawbacks",
+        "infrastructure needed",
+        "changelog",
+        "change log",
+        "revision history",
+        "acknowledg",
+    ];
+    WORDS.iter().any(|w| t.contains(w)) || t == "contents" || t == "toc" || t == "tests"
 }
 
 /// Offsets of line starts, to map byte offsets to 1-based lines.
@@ -614,6 +657,7 @@ fn structure(text: &str) -> Structure {
                     | SectionRole::Background
                     | SectionRole::Goals
                     | SectionRole::Summary
+                    | SectionRole::Process
             )
         {
             role = sections[p].role;
@@ -689,6 +733,18 @@ mod tests {
         assert_eq!((design.start, design.end), (10, 22));
         assert_eq!(s.section_of(6).unwrap().role, SectionRole::Goals);
         assert_eq!(s.section_of(25).unwrap().role, SectionRole::NonGoals);
+    }
+
+    #[test]
+    fn process_sections_and_their_subsections_are_not_the_design() {
+        let doc = "# T\n\n## Design\n\nx\n\n## Test Plan\n\n### Unit tests\n\ny\n\n## Production Readiness Review Questionnaire\n\n### Scalability\n\n###### Will it make new API calls?\n\nz\n\n## Table of Contents\n\nw\n\n## How does it fail?\n\nv\n";
+        let s = Spec::parse(None, doc.to_string());
+        assert_eq!(s.section_of(5).unwrap().role, SectionRole::Normal);
+        assert_eq!(s.section_of(11).unwrap().role, SectionRole::Process);
+        assert_eq!(s.section_of(19).unwrap().role, SectionRole::Process);
+        assert_eq!(s.section_of(23).unwrap().role, SectionRole::Process);
+        // A question heading outside a questionnaire is part of the design.
+        assert_eq!(s.section_of(27).unwrap().role, SectionRole::Normal);
     }
 
     #[test]

@@ -390,7 +390,11 @@ fn batch_size_splits_evaluation() {
     let spec = dir.path().join("many.md");
     let mut text = String::from("# Many\n");
     for i in 0..7 {
-        text.push_str(&format!("\n## Part {i}\n\nWe frobnicate `part{i}`.\n"));
+        // A different element in each part: one concern per gap would
+        // merge seven findings on the same one.
+        text.push_str(&format!(
+            "\n## Part {i}\n\nWe frobnicate_part{i} `part{i}`.\n"
+        ));
     }
     std::fs::write(&spec, text).unwrap();
     let v = fixture_run()

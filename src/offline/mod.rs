@@ -5,6 +5,7 @@
 
 pub mod attacker;
 pub mod checks;
+pub mod dedupe;
 pub mod evaluator;
 pub mod evidence;
 pub mod final_boss;
@@ -54,7 +55,7 @@ impl Attacker for OfflineAttacker {
     ) -> BoxFuture<'a, Vec<RoleResult<Vec<RawConcern>>>> {
         let out: Vec<_> = personas
             .par_iter()
-            .map(|p| RoleResult::ok(attacker::attack(spec, p), usage()))
+            .map(|p| RoleResult::ok(dedupe::one_per_gap(attacker::attack(spec, p)), usage()))
             .collect();
         futures::future::ready(out).boxed()
     }

@@ -29,6 +29,9 @@ pub enum Reading {
     /// A person does it ("the customer can retry", "wait for their review"),
     /// not the system.
     Person,
+    /// A comment inside a code block: it documents the code, it does not
+    /// state the design's behaviour.
+    CodeComment,
 }
 
 impl Reading {
@@ -42,6 +45,7 @@ impl Reading {
             Reading::UserStory => "a user story",
             Reading::Question => "a question",
             Reading::Person => "a person's action",
+            Reading::CodeComment => "a comment in code",
         }
     }
 }
@@ -93,6 +97,30 @@ static CLAUSE_BREAK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)[,;:(]|\b(?:but|and then|then|while|whereas|so|which|that|when|where|if|unless|otherwise|because|until|once|after|before)\b").unwrap()
 });
 
+/// Where a comment begins on a line of code: `//`, `/*`, a leading `*`
+/// (inside a block comment), `#` at the start or after a space, or ` -- `.
+fn comment_start(text: &str) -> Option<usize> {
+    let trimmed = text.trim_start();
+    let indent = text.len() - trimmed.len();
+    if trimmed.starts_with('#')
+        || trimmed.starts_with("* ")
+        || trimmed == "*"
+        || trimmed.starts_with("--")
+    {
+        return Some(indent);
+    }
+    let b = text.as_bytes();
+    (0..b.len())
+        .filter(|&i| text.is_char_boundary(i))
+        .find(|&i| {
+            let prev_ok = i == 0 || b[i - 1] == b' ' || b[i - 1] == b'\t';
+            let rest = &text[i..];
+            (rest.starts_with("//") && !(i > 0 && b[i - 1] == b':'))
+                || rest.starts_with("/*")
+                || (prev_ok && (rest.starts_with("# ") || rest.starts_with(" -- ")))
+        })
+}
+
 /// The sentence around bytes `start..end` of line `n`, and the match's
 /// offsets inside it. A sentence that began on an earlier line of the same
 /// block is joined to it, so "does not\nretry" is one sentence.
@@ -143,6 +171,12 @@ fn sentence_of(spec: &Spec, n: usize, start: usize, end: usize) -> (String, usiz
 /// How the sentence holding bytes `start..end` of line `n` reads, when it
 /// does not state the proposed design; `None` when it does.
 pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Reading> {
+    if let Some(line) = spec.line(n)
+        && line.kind == crate::spec::LineKind::Code
+        && comment_start(&line.text).is_some_and(|c| c <= start)
+    {
+        return Some(Reading::CodeComment);
+    }
     let (sentence, s, e) = sentence_of(spec, n, start, end);
     let before = &sentence[..s.min(sentence.len())];
     let after = &sentence[e.min(sentence.len())..];
@@ -275,6 +309,20 @@ mod tests {
             ),
             Some(Negated)
         );
+    }
+
+    #[test]
+    fn comments_in_code_are_not_design_but_code_is() {
+        let doc = "# T\n\n## Design\n\n```go\n// Retries forever on failure.\nretries := 3 // retry count\n```\n";
+        let spec = Spec::parse(None, doc.to_string());
+        let at = |n: usize, w: &str| {
+            let l = &spec.lines[n - 1].text.to_lowercase();
+            let s = l.find(w).unwrap();
+            not_design(&spec, n, s, s + w.len())
+        };
+        assert_eq!(at(6, "retries"), Some(Reading::CodeComment));
+        assert_eq!(at(7, "retry"), Some(Reading::CodeComment));
+        assert_eq!(at(7, "retries"), None);
     }
 
     #[test]
