@@ -441,7 +441,8 @@ mod tests {
             "# S\n\n## Retest\n\nA CronJob runs every hour; a full pass takes 90-140 minutes.\n",
         );
         assert_eq!(job_overlap(&s).len(), 1);
-        let s = spec("# S\n\n## Retest\n\nThe report is built hourly; a run takes about 10 minutes.\n");
+        let s =
+            spec("# S\n\n## Retest\n\nThe report is built hourly; a run takes about 10 minutes.\n");
         assert!(job_overlap(&s).is_empty());
     }
 
