@@ -224,7 +224,8 @@ fn section_role(heading: &str) -> SectionRole {
         || has("user stor")
         || has("use case")
         || has("stories")
-        || has("history")
+        || h.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
+            .starts_with("history")
         || h.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ') == "why"
     {
         SectionRole::Background

@@ -172,8 +172,24 @@ fn capacity(spec: &Spec) -> Vec<Candidate> {
 }
 
 static EVERY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\bevery\s+(\d+(?:\.\d+)?\s*(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?))\b").unwrap()
+    Regex::new(r"(?i)\bevery\s+(\d+(?:\.\d+)?\s*(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?)|minute|hour|day|night)\b|\b(hourly|daily|nightly)\b").unwrap()
 });
+
+/// The interval an `EVERY` match states, as text `quantity::durations`
+/// reads: "every hour" and "hourly" are one hour.
+fn interval_text(every: &regex::Captures) -> String {
+    let t = every
+        .get(1)
+        .or_else(|| every.get(2))
+        .map_or("", |m| m.as_str())
+        .to_lowercase();
+    match t.as_str() {
+        "minute" => "1 minute".to_string(),
+        "hour" | "hourly" => "1 hour".to_string(),
+        "day" | "night" | "daily" | "nightly" => "1 day".to_string(),
+        _ => t,
+    }
+}
 static RUN_TAKES: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(takes?|lasts?|runs? for|duration|completes? in|finishes in|needs?)\b")
         .unwrap()
@@ -186,7 +202,8 @@ fn job_overlap(spec: &Spec) -> Vec<Candidate> {
         let Some(every) = EVERY.captures(&l.text) else {
             continue;
         };
-        let Some(interval) = quantity::durations(&every[1]).first().map(|f| f.value) else {
+        let stated = interval_text(&every);
+        let Some(interval) = quantity::durations(&stated).first().map(|f| f.value) else {
             continue;
         };
         let block = spec.block_lines(l.number);
@@ -202,10 +219,10 @@ fn job_overlap(spec: &Spec) -> Vec<Candidate> {
                 out.push(Candidate {
                     first: l.number,
                     last: n,
-                    what: format!("a job every {}", &every[1]),
+                    what: format!("a job every {stated}"),
                     note: format!(
-                        "It runs every {} (line {}) but a run takes {} (line {n}), so runs overlap.",
-                        &every[1], l.number, d.text
+                        "It runs every {stated} (line {}) but a run takes {} (line {n}), so runs overlap (concurrent runs pile up).",
+                        l.number, d.text
                     ),
                 });
                 break;
@@ -216,7 +233,7 @@ fn job_overlap(spec: &Spec) -> Vec<Candidate> {
 }
 
 static POLL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(poll\w*|re-?fetch\w*|refresh\w*|sync\w*|check\w*)\b").unwrap()
+    Regex::new(r"(?i)\b(poll\w*|re-?fetch\w*|fetch\w*|refresh\w*|sync\w*|check\w*|crawl\w*|uploads?|uploaded|pulls?|pulled|recomput\w*|rebuil\w*|regenerat\w*|publish\w*)\b").unwrap()
 });
 static LATENCY_GOAL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(within|under|below|less than|at most|no more than|in)\s+(\d+(?:\.\d+)?\s*(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|hours?|h))\b").unwrap()
@@ -242,7 +259,8 @@ fn polling_latency(spec: &Spec) -> Vec<Candidate> {
         let (Some(_), Some(every)) = (POLL.find(&l.text), EVERY.captures(&l.text)) else {
             continue;
         };
-        let Some(interval) = quantity::durations(&every[1]).first().map(|f| f.value) else {
+        let stated = interval_text(&every);
+        let Some(interval) = quantity::durations(&stated).first().map(|f| f.value) else {
             continue;
         };
         if let Some(g) = goals
@@ -253,13 +271,12 @@ fn polling_latency(spec: &Spec) -> Vec<Candidate> {
             out.push(Candidate {
                 first: l.number,
                 last: l.number,
-                what: format!("polling every {}", &every[1]),
+                what: format!("polling every {stated}"),
                 note: format!(
-                    "The goal on line {} promises {} ({}), but polling every {} can be up to {} late.",
+                    "The goal on line {} promises {} ({}), but polling every {stated} can be up to {} late (stale for a whole polling interval).",
                     g.0,
                     g.2,
                     crate::offline::attacker::excerpt(&spec.lines[g.0 - 1].text),
-                    &every[1],
                     human_secs(interval)
                 ),
             });
@@ -420,6 +437,13 @@ mod tests {
             "# S\n\n## Build\n\nThe builder runs every 15 minutes; a full build takes about 5 minutes.\n",
         );
         assert!(job_overlap(&s).is_empty());
+        let s = spec(
+            "# S\n\n## Retest\n\nA CronJob runs every hour; a full pass takes 90-140 minutes.\n",
+        );
+        assert_eq!(job_overlap(&s).len(), 1);
+        let s =
+            spec("# S\n\n## Retest\n\nThe report is built hourly; a run takes about 10 minutes.\n");
+        assert!(job_overlap(&s).is_empty());
     }
 
     #[test]
@@ -427,6 +451,8 @@ mod tests {
         let text = "# S\n\n## Goals\n\n- Changes are visible within 5 seconds.\n\n## Design\n\nEach server polls the origin every 60 seconds.\n";
         let c = polling_latency(&spec(text));
         assert_eq!(c.len(), 1);
+        let hourly = "# S\n\n## Goals\n\n- Alerts fire within 2 minutes.\n\n## Design\n\nDevices upload their buffered readings hourly.\n";
+        assert_eq!(polling_latency(&spec(hourly)).len(), 1);
         assert_eq!(c[0].first, 9);
         assert!(c[0].note.contains("line 5"), "{}", c[0].note);
         let fast = text.replace("every 60 seconds", "every 2 seconds");
