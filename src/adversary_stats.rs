@@ -533,12 +533,9 @@ pub fn load_history(path: &Path) -> Result<(Vec<RunRecord>, Vec<String>), StoreE
                     file: path.display().to_string(),
                     line: i + 1,
                     column: e.column(),
-                    message: e
-                        .to_string()
-                        .split(" at line ")
-                        .next()
-                        .unwrap_or("")
-                        .to_string(),
+                    message: crate::store::store_error::one_line(
+                        e.to_string().split(" at line ").next().unwrap_or(""),
+                    ),
                 });
             }
         }

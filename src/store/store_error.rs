@@ -58,6 +58,22 @@ pub enum StoreError {
     Invalid(String),
 }
 
+/// A parser's message on one line: serde quotes some values from the file
+/// verbatim (an unknown variant), and an error is one line.
+pub fn one_line(message: &str) -> String {
+    message
+        .chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
+}
+
 impl StoreError {
     /// Builds `Corrupt` from a serde_json error, which knows the position.
     pub fn corrupt(file: &std::path::Path, e: &serde_json::Error) -> StoreError {
@@ -71,7 +87,7 @@ impl StoreError {
             file: file.display().to_string(),
             line: e.line(),
             column: e.column(),
-            message,
+            message: one_line(&message),
         }
     }
 
@@ -97,5 +113,24 @@ impl StoreError {
             self,
             StoreError::UnknownId(_) | StoreError::AmbiguousId { .. } | StoreError::Invalid(_)
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[derive(Debug, serde::Deserialize)]
+    enum Kind {
+        #[allow(dead_code)]
+        A,
+    }
+
+    #[test]
+    fn a_corrupt_file_message_stays_on_one_line() {
+        let e = serde_json::from_str::<Kind>("\"x\\ny\"").unwrap_err();
+        // serde quotes an unknown variant from the file verbatim.
+        assert!(e.to_string().contains('\n'), "{e}");
+        let text = super::StoreError::corrupt(std::path::Path::new("s.json"), &e).to_string();
+        assert!(!text.contains('\n'), "{text}");
+        assert!(text.contains("x\\ny"), "{text}");
     }
 }
