@@ -277,14 +277,22 @@ impl StatsFile {
     pub fn apply(&mut self, run: &RunRecord) {
         self.total_runs = self.total_runs.saturating_add(1);
         self.last_updated = Some(run.at);
+        // A record is one run: whatever an edited file says, an adversary or
+        // a model in it took part once.
         for (name, c) in &run.adversaries {
             let e = self.adversaries.entry(name.clone()).or_default();
             let mut sum = e.counts();
-            sum += c;
+            sum += &AdversaryCounts {
+                runs: c.runs.min(1),
+                ..c.clone()
+            };
             *e = AdversaryEntry::from_counts(sum);
         }
         for (name, m) in &run.models {
-            *self.models.entry(name.clone()).or_default() += m;
+            *self.models.entry(name.clone()).or_default() += &ModelCounts {
+                runs: m.runs.min(1),
+                ..m.clone()
+            };
         }
     }
 
@@ -860,6 +868,20 @@ pub fn write_markdown(b: &Leaderboard, out: &mut dyn Write) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_record_counts_one_run_whatever_it_says() {
+        let record: RunRecord = serde_json::from_str(
+            r#"{"at":"2026-01-02T00:00:00Z","spec_sha256":"feed","adversaries":{"burned_oncall":{"runs":11,"concerns_raised":2,"accepted":1,"dismissed":1,"deferred":0,"rebuttals_won":0,"rebuttals_lost":0}},"models":{"m":{"role":"attack","total_tokens":5,"total_cost":0.0,"runs":7}}}"#,
+        )
+        .unwrap();
+        let s = StatsFile::from_runs([&record, &record]);
+        assert_eq!(s.total_runs, 2);
+        assert_eq!(s.adversaries["burned_oncall"].runs, 2);
+        assert_eq!(s.adversaries["burned_oncall"].concerns_raised, 4);
+        assert_eq!(s.models["m"].runs, 2);
+        assert!(problems(&s).is_empty(), "{:?}", problems(&s));
+    }
 
     fn counts(raised: u64, accepted: u64, dismissed: u64, filtered: u64) -> AdversaryCounts {
         AdversaryCounts {
