@@ -192,6 +192,27 @@ pub struct RawConcern {
     pub confidence: Option<f64>,
 }
 
+#[cfg(test)]
+impl RawConcern {
+    /// A concern about the whole document, with no rule, section or subject.
+    pub(crate) fn for_tests(
+        title: impl Into<String>,
+        detail: impl Into<String>,
+        severity: Severity,
+    ) -> RawConcern {
+        RawConcern {
+            title: title.into(),
+            detail: detail.into(),
+            severity,
+            lines: None,
+            rule: None,
+            section: None,
+            subject: Vec::new(),
+            confidence: None,
+        }
+    }
+}
+
 /// A concern travelling through the pipeline and into the verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Concern {

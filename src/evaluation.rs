@@ -139,16 +139,7 @@ mod tests {
         let mut c = Concern::from_raw(
             "burned_oncall",
             "BURN",
-            RawConcern {
-                title: "t".into(),
-                detail: "d".into(),
-                severity: Severity::Low,
-                lines: None,
-                rule: None,
-                section: None,
-                subject: vec![],
-                confidence: None,
-            },
+            RawConcern::for_tests("t", "d", Severity::Low),
         );
         let names = ["a", "b", "c"];
         assert_eq!(super::adjudicator_for(&names, &c), Some(0));

@@ -121,16 +121,7 @@ mod tests {
         let mut c = Concern::from_raw(
             "burned_oncall",
             "BURN",
-            RawConcern {
-                title: title.into(),
-                detail: String::new(),
-                severity: sev,
-                lines: None,
-                rule: None,
-                section: None,
-                subject: vec![],
-                confidence: None,
-            },
+            RawConcern::for_tests(title, String::new(), sev),
         );
         c.status = status;
         c

@@ -441,16 +441,7 @@ mod tests {
         let mut c = Concern::from_raw(
             "burned_oncall",
             "BURN",
-            RawConcern {
-                title: "t".into(),
-                detail: "d".into(),
-                severity: Severity::Low,
-                lines: None,
-                rule: None,
-                section: None,
-                subject: vec![],
-                confidence: None,
-            },
+            RawConcern::for_tests("t", "d", Severity::Low),
         );
         let vote = |e: &str, d: Decision, r: &str| Vote {
             evaluator: e.into(),

@@ -132,27 +132,7 @@ pub fn text_sections(v: &Verdict, out: &mut dyn Write, style: Style) -> io::Resu
                 ""
             }
         )?;
-        for c in &cf.concerns {
-            match c.state {
-                crate::carry_forward::CarryState::StillOpen => writeln!(
-                    out,
-                    "  - {} still open since {} ({} runs)",
-                    c.id,
-                    c.open_since.as_ref().map(day).unwrap_or_default(),
-                    c.open_runs
-                )?,
-                s => writeln!(out, "  - {} {}", c.id, s.as_str())?,
-            }
-        }
-        for r in &cf.resolved {
-            writeln!(
-                out,
-                "  - {} resolved since last run (open since {}): {}",
-                r.id,
-                day(&r.open_since),
-                quote(&r.title)
-            )?;
-        }
+        carry_items(cf, out, "  - ", str::to_string, quote)?;
         if cf.concerns.is_empty() && cf.resolved.is_empty() {
             writeln!(out, "  Nothing open, nothing resolved since the last run.")?;
         }
@@ -407,24 +387,37 @@ pub fn since_last_run(
     cf: &crate::carry_forward::CarryForward,
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    carry_items(cf, out, "- ", |id| format!("`{id}`"), cell)
+}
+
+/// What became of the previous runs' concerns, one list item each, for text
+/// or Markdown: `bullet` starts each line, `id` and `title` format those.
+fn carry_items(
+    cf: &crate::carry_forward::CarryForward,
+    out: &mut dyn Write,
+    bullet: &str,
+    id: fn(&str) -> String,
+    title: fn(&str) -> String,
+) -> io::Result<()> {
     for c in &cf.concerns {
         match c.state {
             crate::carry_forward::CarryState::StillOpen => writeln!(
                 out,
-                "- `{}` still open since {} ({} runs)",
-                c.id,
+                "{bullet}{} still open since {} ({} runs)",
+                id(&c.id),
                 c.open_since.as_ref().map(day).unwrap_or_default(),
                 c.open_runs
             )?,
-            s => writeln!(out, "- `{}` {}", c.id, s.as_str())?,
+            s => writeln!(out, "{bullet}{} {}", id(&c.id), s.as_str())?,
         }
     }
     for r in &cf.resolved {
         writeln!(
             out,
-            "- `{}` resolved since last run: {}",
-            r.id,
-            cell(&r.title)
+            "{bullet}{} resolved since last run (open since {}): {}",
+            id(&r.id),
+            day(&r.open_since),
+            title(&r.title)
         )?;
     }
     Ok(())

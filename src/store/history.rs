@@ -436,16 +436,7 @@ mod tests {
         let mut c = Concern::from_raw(
             "burned_oncall",
             "BURN",
-            RawConcern {
-                title: title.into(),
-                detail: "d".into(),
-                severity: Severity::High,
-                lines: None,
-                rule: None,
-                section: None,
-                subject: vec![],
-                confidence: None,
-            },
+            RawConcern::for_tests(title, "d", Severity::High),
         );
         c.status = status;
         c
