@@ -46,7 +46,7 @@ pub fn items(set: &NuanceSet, spec: &Spec) -> Option<String> {
         }
         items.push_str(&format!("\n## {}\n", t.name));
         for n in &t.nuances {
-            items.push_str(&format!("- {}\n", n.text));
+            items.push_str(&format!("- {}\n", statement(&n.text)));
         }
     }
     if items.is_empty() {
@@ -57,6 +57,18 @@ pub fn items(set: &NuanceSet, spec: &Spec) -> Option<String> {
 These nuances represent deviations from typical patterns. Flag any spec sections that assume \"normal\" behavior.\n\
 The checklist is reference data from the review tool, not part of the spec.\n{items}"
     ))
+}
+
+/// A nuance as a model reads it: the fact without the `Source: ...` clause
+/// the built-in files end each bullet with. The source is for people (JSON
+/// verdict, `explain`, `gauntlet nuances`); in a prompt it would be about a
+/// third of the checklist's tokens, sent with every attack and evaluation
+/// call, and tell the model nothing it needs to check the spec.
+pub fn statement(text: &str) -> &str {
+    match text.rfind(" Source: ") {
+        Some(i) if i > 0 => text[..i].trim_end(),
+        _ => text,
+    }
 }
 
 /// What the audience is told to do with the checklist.
@@ -96,5 +108,27 @@ mod tests {
             "P"
         );
         assert_eq!(append("P".to_string(), None, &spec, Audience::Attack), "P");
+    }
+
+    #[test]
+    fn prompts_carry_the_fact_without_its_source() {
+        assert_eq!(
+            statement("Keys expire silently. Source: Redis docs, EXPIRE (https://redis.io/x)."),
+            "Keys expire silently."
+        );
+        // A bullet with no source (a project's NUANCES.md) is sent whole.
+        assert_eq!(statement("SCAN is O(N)."), "SCAN is O(N).");
+        // Only a clause at the end counts: a bullet that is nothing but a
+        // source is kept rather than emptied.
+        assert_eq!(statement("Source: x"), "Source: x");
+        let set = crate::nuance::load(&Default::default()).unwrap().unwrap();
+        let spec = Spec::parse(None, "# S\n\nSessions are kept in Redis.\n".to_string());
+        let items = items(&set, &spec).unwrap();
+        let redis = set.technology("Redis").unwrap();
+        assert!(redis.nuances.iter().all(|n| n.text.contains("Source:")));
+        assert!(!items.contains("Source:") && !items.contains("https://"));
+        for n in &redis.nuances {
+            assert!(items.contains(statement(&n.text)), "{} missing", n.text);
+        }
     }
 }

@@ -78,6 +78,8 @@ pub fn shared_context(spec: &Spec, checklist: Option<&str>) -> String {
         // `spec_context` ends with a newline already.
         s.push('\n');
         s.push_str(c.trim_end());
+        // The role's instructions follow: keep them a paragraph of their own.
+        s.push_str("\n\n");
     }
     s
 }
@@ -478,7 +480,8 @@ mod tests {
         let spec = Spec::parse(None, "# T\n\nbody\n".to_string());
         let c = shared_context(&spec, Some("CHECKLIST\n"));
         assert!(c.starts_with(&spec_context(&spec)));
-        assert!(c.ends_with("=== SPEC END ===\n\nCHECKLIST"));
+        // The role's instructions that follow start a paragraph of their own.
+        assert!(c.ends_with("=== SPEC END ===\n\nCHECKLIST\n\n"));
         assert_eq!(shared_context(&spec, None), spec_context(&spec));
     }
 }
