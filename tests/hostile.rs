@@ -47,6 +47,37 @@ fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 
+/// A temporary folder holding the one-gap spec and a store folder, for the
+/// tests that damage a store between two runs.
+struct GapStore {
+    _tmp: tempfile::TempDir,
+    spec: PathBuf,
+    dir: PathBuf,
+}
+
+impl GapStore {
+    fn new() -> GapStore {
+        let tmp = tempfile::tempdir().unwrap();
+        let spec = tmp.path().join("spec.md");
+        write(&spec, GAP);
+        let dir = tmp.path().join("store");
+        GapStore {
+            _tmp: tmp,
+            spec,
+            dir,
+        }
+    }
+
+    /// One offline run on the spec with this store, at a fixed time.
+    fn run(&self) -> support::Output {
+        gauntlet()
+            .args(["--quiet", "--now", "2026-01-02T00:00:00Z", "--store-dir"])
+            .path(&self.dir)
+            .path(&self.spec)
+            .run()
+    }
+}
+
 fn store_dir(root: &Path) -> PathBuf {
     root.join(".adversarial-spec")
 }
@@ -220,17 +251,9 @@ fn stats_json_writes_devices_in_place_and_follows_links() {
 
 #[test]
 fn a_failed_history_write_changes_none_of_the_three_files() {
-    let tmp = tempfile::tempdir().unwrap();
-    let spec = tmp.path().join("spec.md");
-    write(&spec, GAP);
-    let dir = tmp.path().join("store");
-    let run = || {
-        gauntlet()
-            .args(["--quiet", "--now", "2026-01-02T00:00:00Z", "--store-dir"])
-            .path(&dir)
-            .path(&spec)
-            .run()
-    };
+    let store = GapStore::new();
+    let dir = store.dir.clone();
+    let run = || store.run();
     run().code(1);
     let before = tree(&dir);
     std::fs::remove_file(dir.join("adversary_runs.jsonl")).unwrap();
@@ -256,18 +279,9 @@ fn a_failed_history_write_changes_none_of_the_three_files() {
 
 #[test]
 fn a_truncated_history_line_is_repaired_not_buried() {
-    let tmp = tempfile::tempdir().unwrap();
-    let spec = tmp.path().join("spec.md");
-    write(&spec, GAP);
-    let dir = tmp.path().join("store");
-    let run = || {
-        gauntlet()
-            .args(["--quiet", "--now", "2026-01-02T00:00:00Z", "--store-dir"])
-            .path(&dir)
-            .path(&spec)
-            .run()
-            .code(1)
-    };
+    let store = GapStore::new();
+    let dir = store.dir.clone();
+    let run = || store.run().code(1);
     run();
     let history = dir.join("adversary_runs.jsonl");
     let mut bytes = read(&history);
@@ -292,18 +306,9 @@ fn a_truncated_history_line_is_repaired_not_buried() {
 
 #[test]
 fn counters_at_the_limit_saturate_and_store_check_flags_them() {
-    let tmp = tempfile::tempdir().unwrap();
-    let spec = tmp.path().join("spec.md");
-    write(&spec, GAP);
-    let dir = tmp.path().join("store");
-    let run = || {
-        gauntlet()
-            .args(["--quiet", "--now", "2026-01-02T00:00:00Z", "--store-dir"])
-            .path(&dir)
-            .path(&spec)
-            .run()
-            .code(1)
-    };
+    let store = GapStore::new();
+    let dir = store.dir.clone();
+    let run = || store.run().code(1);
     run();
     let path = dir.join("adversary_stats.json");
     let mut stats: Value = serde_json::from_slice(&read(&path)).unwrap();

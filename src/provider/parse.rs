@@ -588,35 +588,13 @@ pub fn parse_rebuttals(
     text: &str,
     ids: &[&str],
 ) -> Result<Vec<(String, RebuttalOutcome, String)>, ParseError> {
-    let mut out = Vec::new();
-    if let Some(v) = extract_json(text) {
-        for (id, item) in
-            json_items_by_id(&v, &["rebuttals", "responses", "results", "decisions"], ids)
-        {
-            if let Ok((o, r)) = parse_rebuttal(&item.to_string()) {
-                out.push((id, o, r));
-            }
-        }
-    }
-    if out.is_empty() {
-        for (id, seg) in segments_by_id(text, ids) {
-            if let Ok((o, r)) = parse_rebuttal(seg) {
-                out.push((id, o, r));
-            }
-        }
-    }
-    if out.is_empty()
-        && let [only] = ids
-        && let Ok((o, r)) = parse_rebuttal(text)
-    {
-        out.push((only.to_string(), o, r));
-    }
-    if out.is_empty() {
-        return Err(ParseError(
-            "no line with a concern id followed by ACCEPTED: or CHALLENGED:".to_string(),
-        ));
-    }
-    Ok(out)
+    parse_by_id(
+        text,
+        ids,
+        &["rebuttals", "responses", "results", "decisions"],
+        parse_rebuttal,
+        "no line with a concern id followed by ACCEPTED: or CHALLENGED:",
+    )
 }
 
 /// Adjudications of several challenged dismissals, by id: JSON
@@ -626,41 +604,55 @@ pub fn parse_adjudications(
     text: &str,
     ids: &[&str],
 ) -> Result<Vec<(String, AdjudicationOutcome, String)>, ParseError> {
+    parse_by_id(
+        text,
+        ids,
+        &[
+            "decisions",
+            "adjudications",
+            "rulings",
+            "results",
+            "outcomes",
+        ],
+        parse_adjudication,
+        "no decision with a concern id and an outcome (upheld or overturned)",
+    )
+}
+
+/// A batched reply read item by item with `parse_one`, in the first form
+/// that yields anything: a JSON list under one of `keys`, matched by id;
+/// text segments that start with an id; or, with a single id, the whole
+/// reply as that concern's. Only ids of `ids` are kept.
+fn parse_by_id<O>(
+    text: &str,
+    ids: &[&str],
+    keys: &[&str],
+    parse_one: fn(&str) -> Result<(O, String), ParseError>,
+    none_found: &str,
+) -> Result<Vec<(String, O, String)>, ParseError> {
     let mut out = Vec::new();
     if let Some(v) = extract_json(text) {
-        for (id, item) in json_items_by_id(
-            &v,
-            &[
-                "decisions",
-                "adjudications",
-                "rulings",
-                "results",
-                "outcomes",
-            ],
-            ids,
-        ) {
-            if let Ok((o, r)) = parse_adjudication(&item.to_string()) {
+        for (id, item) in json_items_by_id(&v, keys, ids) {
+            if let Ok((o, r)) = parse_one(&item.to_string()) {
                 out.push((id, o, r));
             }
         }
     }
     if out.is_empty() {
         for (id, seg) in segments_by_id(text, ids) {
-            if let Ok((o, r)) = parse_adjudication(seg) {
+            if let Ok((o, r)) = parse_one(seg) {
                 out.push((id, o, r));
             }
         }
     }
     if out.is_empty()
         && let [only] = ids
-        && let Ok((o, r)) = parse_adjudication(text)
+        && let Ok((o, r)) = parse_one(text)
     {
         out.push((only.to_string(), o, r));
     }
     if out.is_empty() {
-        return Err(ParseError(
-            "no decision with a concern id and an outcome (upheld or overturned)".to_string(),
-        ));
+        return Err(ParseError(none_found.to_string()));
     }
     Ok(out)
 }
