@@ -235,20 +235,197 @@ fn job_overlap(spec: &Spec) -> Vec<Candidate> {
 static POLL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(poll\w*|re-?fetch\w*|fetch\w*|refresh\w*|sync\w*|check\w*|crawl\w*|uploads?|uploaded|pulls?|pulled|recomput\w*|rebuil\w*|regenerat\w*|publish\w*)\b").unwrap()
 });
+/// Periodic work other than polling whose period delays what it produces.
+static PERIODIC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(batch(?:es|ed)?|jobs?|runs?|aggregat\w*|exports?|exported|digests?|reports?|snapshots?|scans?|reconcil\w*|imports?|imported|rollups?|recalculat\w*|evaluat\w*)\b").unwrap()
+});
+/// "a 6-hour crawl interval", "a 15-minute refresh cycle".
+static INTERVAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?\s*-?\s*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?))\s+(?:[a-z-]+\s+){0,2}(?:interval|cadence|cycle|schedule|window)s?\b").unwrap()
+});
+/// How long a copy is served: "cached by the CDN for 7 days", "a TTL of 6 hours".
+static CACHED_FOR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:cached|caches?|ttls?|max-age|stale)\b[^.;:]{0,60}?\b(?:for|of|=|up to)\s+(\d+(?:\.\d+)?\s*-?\s*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|weeks?))\b").unwrap()
+});
 static LATENCY_GOAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(within|under|below|less than|at most|no more than|in)\s+(\d+(?:\.\d+)?\s*(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|hours?|h))\b").unwrap()
+    Regex::new(r"(?i)(?:\b(?:within|under|below|less than|at most|no more than|no later than|in)\s+|(?:<=?|\x{2264})\s*|\bp\d{2}\s*(?:of|is|at|:)?\s*)(\d+(?:\.\d+)?\s*(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|hours?|h))\b").unwrap()
+});
+static IMMEDIATE_GOAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:the moment|immediately|instantly|in real[- ]time|as soon as)\b").unwrap()
+});
+/// `Cache-Control: max-age=604800`: seconds.
+static MAX_AGE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\bmax-age\s*=\s*(\d{1,9})\b").unwrap());
+
+/// A goal's whole sentence when a list item wraps onto several lines: the
+/// line and the lines before it back to the item's start.
+fn goal_text(spec: &Spec, n: usize) -> String {
+    let starts_item = |t: &str| {
+        let t = t.trim_start();
+        t.starts_with("- ")
+            || t.starts_with("* ")
+            || t.starts_with('|')
+            || t.split_once(". ")
+                .is_some_and(|(a, _)| !a.is_empty() && a.chars().all(|c| c.is_ascii_digit()))
+    };
+    let block = spec.block_lines(n);
+    let mut first = n;
+    while first > block.start && first + 3 > n && !starts_item(&spec.lines[first - 1].text) {
+        first -= 1;
+    }
+    (first..=n)
+        .map(|i| spec.lines[i - 1].text.trim())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A goal about how soon a change is seen (not how fast a request is
+/// answered): a cache or a batch period can break only these.
+static FRESHNESS_GOAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(visible|appear\w*|show(?:s|n)? up|reflect\w*|propagat\w*|vanish\w*|disappear\w*|removed|revoked|deleted|updated|fresh\w*|up to date|current|seen?|available|alert\w*|detect\w*|notif\w*|enforc\w*|take effect|takes effect|arriv\w*|land|lands|reach(?:es|ed)?|live|applied|in effect|delivered|sent|receiv\w*|picked up)\b").unwrap()
 });
 
-/// A polling interval longer than a latency the goals promise.
+/// A delay the design builds in, on one line: how long, stated how, and
+/// whether the goal it breaks must be about the same thing.
+struct Delay {
+    secs: f64,
+    what: String,
+    /// Polling with an interval is checked against every freshness goal
+    /// (how soon a change is seen, not how fast a request is answered); the
+    /// wider forms (a batch period, an interval, a cache lifetime) only
+    /// against one that names the same thing.
+    same_topic: bool,
+}
+
+fn delays(text: &str) -> Vec<Delay> {
+    let mut out = Vec::new();
+    let secs_of = |t: &str| quantity::durations(t).first().map(|f| f.value);
+    if let Some(every) = EVERY.captures(text) {
+        let stated = interval_text(&every);
+        if let Some(secs) = secs_of(&stated) {
+            if POLL.is_match(text) {
+                out.push(Delay {
+                    secs,
+                    what: format!("polling every {stated}"),
+                    same_topic: false,
+                });
+            } else if let Some(w) = PERIODIC.find(text) {
+                out.push(Delay {
+                    secs,
+                    what: format!("{} every {stated}", w.as_str().to_lowercase()),
+                    same_topic: true,
+                });
+            }
+        }
+    }
+    if let Some(c) = INTERVAL.captures(text)
+        && let Some(secs) = secs_of(&c[1])
+    {
+        out.push(Delay {
+            secs,
+            what: format!("a {} interval", c[1].to_lowercase()),
+            same_topic: true,
+        });
+    }
+    if let Some(c) = MAX_AGE.captures(text)
+        && let Ok(secs) = c[1].parse::<f64>()
+    {
+        out.push(Delay {
+            secs,
+            what: format!("copies cached for {}", human_secs(secs)),
+            same_topic: true,
+        });
+    } else if let Some(c) = CACHED_FOR.captures(text)
+        && let Some(secs) = secs_of(&c[1])
+    {
+        out.push(Delay {
+            secs,
+            what: format!("copies cached for {}", c[1].to_lowercase()),
+            same_topic: true,
+        });
+    }
+    out
+}
+
+static INTERVAL_HEADER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\W*(?:(?:poll(?:ing)?|refresh|sync|crawl|check|update)\s+)?(?:interval|frequency|period|cadence|every|ttl|refresh(?: rate)?)\W*$").unwrap()
+});
+
+/// A row of a table whose column is an interval ("| In transit | 15 min |"
+/// under "| State | Interval |"): the period it states, as a delay. Read as
+/// polling when the row, the header or the section heading says so.
+fn table_delay(spec: &Spec, n: usize) -> Option<Delay> {
+    let block = spec.block_lines(n);
+    let header = &spec.lines[block.start - 1];
+    if header.number == n || header.kind != LineKind::Table {
+        return None;
+    }
+    let cells = |t: &str| -> Vec<String> {
+        t.trim()
+            .trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    let col = cells(&header.text)
+        .iter()
+        .position(|h| INTERVAL_HEADER.is_match(h))?;
+    let row = cells(&spec.lines[n - 1].text);
+    let cell = row.get(col)?;
+    let secs = quantity::durations(cell).first()?.value;
+    let heading = &spec.sections[spec.lines[n - 1].section].heading;
+    let polling = POLL.is_match(&spec.lines[n - 1].text)
+        || POLL.is_match(&header.text)
+        || POLL.is_match(heading);
+    let subject = row.first().filter(|c| !c.is_empty() && *c != cell)?;
+    Some(Delay {
+        secs,
+        what: format!(
+            "{} ({}) every {}",
+            if polling { "polling" } else { "a refresh" },
+            subject,
+            cell
+        ),
+        same_topic: !polling,
+    })
+}
+
+/// Content words two lines share, for "is this goal about that design line".
+fn share_topic(a: &str, b: &str) -> bool {
+    const GENERIC: &[&str] = &[
+        "second", "minute", "hour", "within", "every", "under", "less", "most", "after", "before",
+        "should", "must", "will", "when", "time", "times", "goal", "target", "service", "system",
+        "new", "each", "once", "least", "there", "which", "where", "have", "been", "over", "then",
+        "they", "what", "about", "would", "could", "same",
+    ];
+    let wa: Vec<String> = words(a)
+        .into_iter()
+        .filter(|w| !GENERIC.contains(&w.as_str()))
+        .collect();
+    words(b)
+        .iter()
+        .any(|w| !GENERIC.contains(&w.as_str()) && wa.contains(w))
+}
+
+/// A delay the design builds in (a polling interval, a batch period, a
+/// cache lifetime) longer than a latency the goals promise.
 fn polling_latency(spec: &Spec) -> Vec<Candidate> {
-    let goals: Vec<(usize, f64, String)> = spec
+    // (line, bound in seconds, as stated, the goal's text, whether only a
+    // delay about the same thing can break it).
+    let goals: Vec<(usize, f64, String, String, bool)> = spec
         .lines
         .iter()
         .filter(|l| is_goal(spec, l.number))
         .filter_map(|l| {
-            let c = LATENCY_GOAL.captures(&l.text)?;
-            let d = quantity::durations(&c[2]).first()?.value;
-            Some((l.number, d, c[2].to_string()))
+            let text = goal_text(spec, l.number);
+            if let Some(c) = LATENCY_GOAL.captures(&l.text) {
+                let d = quantity::durations(&c[1]).first()?.value;
+                return Some((l.number, d, c[1].to_string(), text, false));
+            }
+            // "enforced the moment", "immediately": no delay at all is
+            // promised, but only about what the goal names.
+            let m = IMMEDIATE_GOAL.find(&l.text)?;
+            Some((l.number, 1.0, m.as_str().to_string(), text, true))
         })
         .collect();
     if goals.is_empty() {
@@ -256,30 +433,35 @@ fn polling_latency(spec: &Spec) -> Vec<Candidate> {
     }
     let mut out = Vec::new();
     for l in spec.lines.iter().filter(|l| is_design(spec, l.number)) {
-        let (Some(_), Some(every)) = (POLL.find(&l.text), EVERY.captures(&l.text)) else {
-            continue;
-        };
-        let stated = interval_text(&every);
-        let Some(interval) = quantity::durations(&stated).first().map(|f| f.value) else {
-            continue;
-        };
-        if let Some(g) = goals
-            .iter()
-            .filter(|g| g.1 < interval)
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-        {
-            out.push(Candidate {
-                first: l.number,
-                last: l.number,
-                what: format!("polling every {stated}"),
-                note: format!(
-                    "The goal on line {} promises {} ({}), but polling every {stated} can be up to {} late (stale for a whole polling interval).",
-                    g.0,
-                    g.2,
-                    crate::offline::attacker::excerpt(&spec.lines[g.0 - 1].text),
-                    human_secs(interval)
-                ),
-            });
+        let mut found = delays(&l.text);
+        if l.kind == LineKind::Table {
+            found.extend(table_delay(spec, l.number));
+        }
+        for delay in found {
+            let broken = goals
+                .iter()
+                .filter(|g| g.1 < delay.secs)
+                .filter(|g| {
+                    FRESHNESS_GOAL.is_match(&g.3)
+                        && (!(delay.same_topic || g.4) || share_topic(&g.3, &l.text))
+                })
+                .min_by(|a, b| a.1.total_cmp(&b.1));
+            if let Some(g) = broken {
+                out.push(Candidate {
+                    first: l.number,
+                    last: l.number,
+                    what: delay.what.clone(),
+                    note: format!(
+                        "The goal on line {} promises {} ({}), but {} can be up to {} late (stale for a whole interval).",
+                        g.0,
+                        g.2,
+                        crate::offline::attacker::excerpt(&g.3),
+                        delay.what,
+                        human_secs(delay.secs)
+                    ),
+                });
+                break;
+            }
         }
     }
     out
@@ -457,6 +639,63 @@ mod tests {
         assert!(c[0].note.contains("line 5"), "{}", c[0].note);
         let fast = text.replace("every 60 seconds", "every 2 seconds");
         assert!(polling_latency(&spec(&fast)).is_empty());
+    }
+
+    #[test]
+    fn batch_periods_intervals_and_cache_lifetimes_break_freshness_goals_on_their_topic() {
+        let goals = "# S\n\n## Goals\n\n- Price changes are visible to shoppers within 5 minutes.\n- Checkout p95 < 2 s.\n\n## Design\n\n";
+        let fires = |design: &str| polling_latency(&spec(&format!("{goals}{design}\n")));
+        // A batch period, an interval and a cache lifetime on the goal's topic.
+        let c = fires("A nightly batch job recomputes all prices.");
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert!(
+            c[0].note.contains("line 5") && c[0].note.contains("5 minutes"),
+            "{}",
+            c[0].note
+        );
+        assert_eq!(
+            fires("Prices are reloaded on a 30-minute refresh interval.").len(),
+            1
+        );
+        assert_eq!(
+            fires("Each shopper's price list is cached by the CDN for 2 hours.").len(),
+            1
+        );
+        assert_eq!(
+            fires("The price page is sent with Cache-Control: max-age=3600.").len(),
+            1
+        );
+        // Shorter than the goal, or about something else: nothing.
+        assert!(fires("Prices are cached for 60 seconds.").is_empty());
+        assert!(fires("A nightly batch job compacts the audit log.").is_empty());
+        assert!(fires("Product images are cached by the CDN for 7 days.").is_empty());
+        // A request-latency goal ("p95 < 2 s") is not broken by a cache.
+        let latency_only = "# S\n\n## Goals\n\n- Checkout p95 < 2 s for a cart.\n\n## Design\n\nThe cart page is cached for 1 day.\n";
+        assert!(polling_latency(&spec(latency_only)).is_empty());
+    }
+
+    #[test]
+    fn interval_tables_immediate_goals_and_wrapped_goal_lines() {
+        let table = "# S\n\n## Goals\n\n- Delivered events are visible within 5 minutes of the scan.\n\n## Poll scheduler\n\n| State | Interval |\n|---|---|\n| In transit | 15 min |\n| Delivered | stop |\n";
+        let c = polling_latency(&spec(table));
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!(c[0].first, 11);
+        assert!(c[0].what.contains("In transit"), "{}", c[0].what);
+        let fast = table.replace("15 min", "2 min");
+        assert!(polling_latency(&spec(&fast)).is_empty());
+        // "the moment": only a delay about the same thing breaks it.
+        let now = "# S\n\n## Goals\n\n- The plan cap is enforced the moment a tenant exceeds its allowance.\n\n## Design\n\nThe gateway holds a snapshot of each tenant's allowance, recomputed every 15 minutes.\nA report of all invoices is exported every 15 minutes.\n";
+        let c = polling_latency(&spec(now));
+        assert_eq!(
+            c.iter().map(|c| c.first).collect::<Vec<_>>(),
+            vec![9],
+            "{c:?}"
+        );
+        // A goal whose bound wraps onto the next line keeps its topic.
+        let wrapped = "# S\n\n## Goals\n\n- Expired stories vanish from media URLs\n  within 60 seconds of expiry.\n\n## Design\n\nStory media is served with `Cache-Control: public, max-age=604800`.\n";
+        let c = polling_latency(&spec(wrapped));
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert!(c[0].note.contains("vanish"), "{}", c[0].note);
     }
 
     #[test]
