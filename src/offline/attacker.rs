@@ -440,9 +440,9 @@ fn concern_for(
     };
     let what = if what.is_empty() {
         h_matched(cluster)
-    } else if !what.contains(' ') && !cluster[0].range.is_empty() {
+    } else if !what.contains(' ') && !what.starts_with('`') && !cluster[0].range.is_empty() {
         // A bare word ("retries") names no element; the component named
-        // right after it does ("retries `SyncJob`").
+        // right after it does ("retries `SyncJob`"). A code span is a name.
         let line = &spec.lines[cluster[0].line - 1].text;
         match subject::named_after(line, cluster[0].range.end) {
             Some(name) => format!("{what} {name}"),

@@ -171,7 +171,8 @@ static PERCENT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"%[0-9A-Fa-f]{2}"
 const DANGLING: &[&str] = &[
     "a", "an", "the", "for", "to", "of", "on", "in", "at", "by", "with", "from", "into", "onto",
     "until", "via", "over", "and", "or", "its", "their", "our", "each", "every", "any", "all",
-    "per", "is", "are", "it", "they", "this", "that", "them",
+    "per", "is", "are", "it", "they", "this", "that", "them", "last", "first", "same", "previous",
+    "latest", "whole", "entire", "next",
 ];
 
 /// A readable subject for a concern's title from the trigger match
@@ -186,6 +187,9 @@ pub fn clean(text: &str, range: std::ops::Range<usize>) -> String {
         .find(|m| m.start() < range.end.max(range.start + 1) && range.start < m.end())
     {
         return tidy(m.as_str());
+    }
+    if let Some(span) = code_span_at(text, range.start) {
+        return tidy(span);
     }
     let mut s = text.get(range.clone()).unwrap_or_default().to_string();
     let mut rest = text.get(range.end..).unwrap_or_default();
@@ -239,14 +243,36 @@ pub fn clean(text: &str, range: std::ops::Range<usize>) -> String {
     tidy(&s)
 }
 
+/// The backticked name (a code span without spaces, with its backticks)
+/// that byte `at` of `text` falls in, if any: a match that starts inside `float64` names `float64`,
+/// not the prose up to the next code span ("float64` and stored as `").
+fn code_span_at(text: &str, at: usize) -> Option<&str> {
+    let before = text.get(..at)?;
+    if before.matches('`').count() % 2 == 0 {
+        return None;
+    }
+    let open = before.rfind('`')?;
+    let close = at + text.get(at..)?.find('`')?;
+    let span = &text[open..=close];
+    // Only a name (`float64`, `rate_to_usd`): a long expression is better
+    // cut around the match as before.
+    (span.len() > 2 && span.len() <= 42 && !span.contains(char::is_whitespace)).then_some(span)
+}
+
 fn tidy(s: &str) -> String {
     let s = URL.replace_all(s, " ");
     let s = PERCENT.replace_all(&s, "");
-    let mut s: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if s.matches('`').count() % 2 == 1 {
-        s = s.replace('`', "");
+    // About 60 characters of whole words first, so that what the cut
+    // leaves at the end (a dangling "and", half a code span) is tidied too.
+    let mut words: Vec<&str> = Vec::new();
+    let mut len = 0;
+    for w in s.split_whitespace() {
+        if len + w.chars().count() > 60 && !words.is_empty() {
+            break;
+        }
+        len += w.chars().count() + usize::from(!words.is_empty());
+        words.push(w);
     }
-    let mut words: Vec<&str> = s.split(' ').collect();
     while words.len() > 1
         && words
             .last()
@@ -254,17 +280,14 @@ fn tidy(s: &str) -> String {
     {
         words.pop();
     }
-    let mut out = String::new();
-    for w in words {
-        if out.chars().count() + w.chars().count() > 60 && !out.is_empty() {
-            break;
-        }
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(w);
+    let mut s = words.join(" ");
+    if s.matches('`').count() % 2 == 1 {
+        s = s.replace('`', "");
     }
-    out.trim_matches(|c: char| {
+    if s.matches('(').count() != s.matches(')').count() {
+        s = s.replace(['(', ')'], "");
+    }
+    s.trim_matches(|c: char| {
         matches!(
             c,
             ',' | '.' | ';' | ':' | '(' | ')' | '-' | '*' | '|' | '"' | '\''
@@ -277,7 +300,11 @@ fn tidy(s: &str) -> String {
 /// The component named within the few words after byte `from` of `text`:
 /// a backticked name or a capitalised word, as written.
 pub fn named_after(text: &str, from: usize) -> Option<String> {
-    let rest = text.get(from..)?;
+    let mut rest = text.get(from..)?;
+    if text.get(..from)?.matches('`').count() % 2 == 1 {
+        // `from` is inside a code span: what follows its closing backtick.
+        rest = rest.get(rest.find('`')? + 1..)?;
+    }
     let window: String = rest.split_inclusive(' ').take(5).collect();
     let stop = window
         .find(['.', ',', ';', ':', '(', ')', '?', '!'])
@@ -334,5 +361,33 @@ mod tests {
         let t = "fetches https://example.com/a%20b and renders the page";
         assert_eq!(clean(t, 0..t.len()), "fetches and renders the page");
         assert_eq!(capitalise("no timeout on x"), "No timeout on x");
+        let t = "Rates are parsed into `float64` and stored as `rate_to_usd` per currency.";
+        let at = t.find("float64").unwrap();
+        assert_eq!(clean(t, at..t.find("rate_to").unwrap()), "`float64`");
+        // A match that starts outside a code span is completed as prose.
+        let t = "Prices are floats and stored as `rate`.";
+        let at = t.find("floats").unwrap();
+        assert_eq!(clean(t, at..at + 6), "floats");
+        // A determiner-like adjective is completed to its noun.
+        let t = "On error the page keeps serving the last known rate to users.";
+        let at = t.find("keeps").unwrap();
+        assert_eq!(
+            clean(t, at..t.find("known").unwrap() - 1),
+            "keeps serving the last known rate"
+        );
+        // The name after a match that ends inside a code span is the next
+        // code span, not the prose between two spans.
+        let t = "parsed into `float64` and stored as `rate_to_usd` here";
+        let end = t.find("` and").unwrap();
+        assert_eq!(named_after(t, end).as_deref(), Some("`rate_to_usd`"));
+        // What the length cut leaves is tidied: no dangling word, no
+        // half-open parenthesis.
+        let t = "runs from cron at 14:00 ET on both scheduler hosts (`sched-1` and `sched-2`) every day";
+        let got = clean(t, 0..t.len());
+        assert_eq!(
+            got,
+            "runs from cron at 14:00 ET on both scheduler hosts `sched-1`"
+        );
+        assert!(!got.ends_with("and"));
     }
 }
