@@ -44,6 +44,12 @@ const CHECKS: &[(&str, &str, &str, &str)] = &[
         "nuances/redis.md",
     ),
     (
+        "redis-eviction",
+        "nuance-redis-evicted-records",
+        "burned_oncall",
+        "nuances/redis.md",
+    ),
+    (
         "mysql",
         "nuance-mysql-utf8",
         "pedantic_nitpicker",
