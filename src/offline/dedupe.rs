@@ -1,7 +1,7 @@
 //! One concern per gap per spec. A rule that fires on the same design
 //! element in several places (a Proposal paragraph, a Design Details
 //! paragraph, a risk table) raises the same gap again each time, often in
-//! other words ("calls the API" here, "requests to the API server" there);
+//! more or fewer words ("requests" here, "requests to the API" there);
 //! and only the most confident finding of each such group is kept, the
 //! first of equals (the attacker orders a rule's findings with the design
 //! details first). It never merges findings of different rules: two rules
@@ -27,8 +27,8 @@ struct Gap {
     /// term), filler words dropped: "retries" and "retried", "re-run" and
     /// "rerun", "request to the API" and "requests" share one.
     element: BTreeSet<String>,
-    /// Stems of the components the cited lines name (`kubelet`, Postgres,
-    /// `/v1/orders`), beyond the element.
+    /// The components the cited lines name (`kubelet`, Postgres,
+    /// `/v1/orders`), normalised.
     components: BTreeSet<String>,
 }
 
@@ -45,11 +45,15 @@ fn stems(text: &str) -> BTreeSet<String> {
 impl Gap {
     fn of(c: &RawConcern) -> Gap {
         let element = c.subject.first().map(|e| stems(e)).unwrap_or_default();
-        let mut components = BTreeSet::new();
-        for s in c.subject.iter().skip(1) {
-            components.extend(stems(s));
-        }
-        components.retain(|s| !element.contains(s));
+        // Whole names, not their words: "Billing API" and "Ledger API" are
+        // two components.
+        let components = c
+            .subject
+            .iter()
+            .skip(1)
+            .map(|s| super::lexicon::normalise(s))
+            .filter(|s| !s.trim().is_empty())
+            .collect();
         Gap {
             rule: c.rule.clone(),
             section: c.section.clone(),
@@ -66,14 +70,18 @@ impl Gap {
             && self.components.is_disjoint(&other.components)
     }
 
-    /// At least half the words of the shorter element are in the other
-    /// ("request to the API", "requests for the beta API"); one shared word
-    /// of a long phrase ("waits until every supplier has responded", "calls
-    /// the supplier's book endpoint") is not enough.
+    /// Every word of the shorter element is in the other: one telling names
+    /// the element more fully ("request to the API", "requests for the beta
+    /// API"). Elements that differ in a word of their own name two things
+    /// ("calls the billing API", "calls the currency API"; "batch job",
+    /// "nightly job").
     fn mostly_same_element(&self, other: &Gap) -> bool {
-        let shared = self.element.intersection(&other.element).count();
-        let shorter = self.element.len().min(other.element.len());
-        shared > 0 && 2 * shared >= shorter
+        let (short, long) = if self.element.len() <= other.element.len() {
+            (&self.element, &other.element)
+        } else {
+            (&other.element, &self.element)
+        };
+        !short.is_empty() && short.is_subset(long)
     }
 
     fn same_gap(&self, other: &Gap) -> bool {
@@ -93,8 +101,8 @@ impl Gap {
         if self.names_other_components(other) {
             return false;
         }
-        // The same rule in one section, or on elements that are mostly the
-        // same words, is the same gap told again.
+        // The same rule in one section, or on an element one telling names
+        // more fully, is the same gap told again.
         let same_section = self.section.is_some() && self.section == other.section;
         same_section || self.mostly_same_element(other)
     }
