@@ -1,7 +1,10 @@
 //! Every offline rule against specs written for it (`tests/rules/`): each
 //! `NAME.gap.md` plants the flaw and must end with a surviving concern from
 //! the right adversary and rule whose lines include the flawed line; each
-//! `NAME.ok.md` states the safeguard and must not end with one.
+//! `NAME.ok.md` states the safeguard and must not end with one; each
+//! `NAME.trap.md` holds wording an earlier, broader trigger misread as the
+//! design element (a unit in a field's name, a shell only mentioned) and
+//! must not end with one either.
 //!
 //! The first line of each file says what is expected:
 //! `<!-- expect: ADVERSARY RULE "text on the flawed line" -->` or

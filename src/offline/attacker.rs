@@ -369,7 +369,8 @@ const SUBJECT_TERMS: usize = 6;
 
 /// How sure the attacker is that the finding is a real gap, from 0 to 1: a
 /// design detail stated in prose, or a spec that says the safeguard is
-/// absent, is surer than a summary line, a diagram or a table cell.
+/// absent, is surer than a summary line, a diagram or a table cell; a
+/// finding with its safeguard stated close by is least sure.
 fn confidence(spec: &Spec, cluster: &[Hit], found: &[evidence::Evidence]) -> f64 {
     let first = &spec.lines[cluster[0].line - 1];
     let mut c: f64 = 0.6;
@@ -388,6 +389,11 @@ fn confidence(spec: &Spec, cluster: &[Hit], found: &[evidence::Evidence]) -> f64
     }
     if cluster.len() > 1 {
         c += 0.05;
+    }
+    // A safeguard stated close by makes the gap a question, not a finding:
+    // of two tellings of one gap, the unanswered one is kept (see `dedupe`).
+    if found.iter().any(|e| e.kind == EvidenceKind::Affirmed) {
+        c -= 0.2;
     }
     if found.iter().any(|e| e.kind == EvidenceKind::Negated) {
         c += 0.15;

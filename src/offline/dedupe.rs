@@ -1,44 +1,150 @@
 //! One concern per gap per spec. A rule that fires on the same design
 //! element in several places (a Proposal paragraph, a Design Details
-//! paragraph, a risk table) raises the same gap again each time; only the
-//! most confident finding is kept, the first of equals (the attacker orders
-//! a rule's findings with the design details first).
+//! paragraph, a risk table) raises the same gap again each time, often in
+//! more or fewer words ("requests" here, "requests to the API" there);
+//! and only the most confident finding of each such group is kept, the
+//! first of equals (the attacker orders a rule's findings with the design
+//! details first). It never merges findings of different rules: two rules
+//! on one element are two classes of gap (a public endpoint with no
+//! authentication and no rate limit); nor findings that name different
+//! components.
 
 use crate::concern::RawConcern;
-use std::collections::HashMap;
+use std::collections::BTreeSet;
 
-/// What makes two findings of one rule the same gap: the rule and the
-/// design element it matched (its first subject term), stemmed, so that
-/// "retries" and "retried" or "sidecar" and "sidecars" agree.
-fn gap_key(c: &RawConcern) -> Option<(String, String)> {
-    let rule = c.rule.clone()?;
-    let element = c.subject.first()?;
-    let stems = super::lexicon::normalise(element);
-    if stems.trim().is_empty() {
-        return None;
-    }
-    Some((rule, stems))
+/// Words too common to name a design element on their own.
+const FILLER: &[&str] = &[
+    "the", "and", "for", "with", "from", "that", "this", "these", "those", "its", "our", "their",
+    "into", "onto", "are", "was", "were", "has", "have", "had", "will", "can", "not", "all", "any",
+    "each", "per", "via", "when", "then", "than", "new", "one", "use", "used", "using",
+];
+
+/// What one finding is about, read once.
+struct Gap {
+    rule: Option<String>,
+    section: Option<String>,
+    /// Stems of the design element the trigger matched (its first subject
+    /// term), filler words dropped: "retries" and "retried", "re-run" and
+    /// "rerun", "request to the API" and "requests" share one.
+    element: BTreeSet<String>,
+    /// The components the cited lines name (`kubelet`, Postgres,
+    /// `/v1/orders`), normalised.
+    components: BTreeSet<String>,
 }
 
-/// Drops the findings that repeat an earlier gap of the same rule, keeping
-/// the most confident of each group in its original place.
+fn stems(text: &str) -> BTreeSet<String> {
+    // "re-run" and "rerun", "time-out" and "timeout" are one word.
+    let joined = text.replace(['-', '_'], "");
+    super::lexicon::normalise(&joined)
+        .split(' ')
+        .filter(|s| s.len() >= 3 && !FILLER.contains(s) && s.chars().any(|c| c.is_alphabetic()))
+        .map(str::to_string)
+        .collect()
+}
+
+impl Gap {
+    fn of(c: &RawConcern) -> Gap {
+        let element = c.subject.first().map(|e| stems(e)).unwrap_or_default();
+        // Whole names, not their words: "Billing API" and "Ledger API" are
+        // two components.
+        let components = c
+            .subject
+            .iter()
+            .skip(1)
+            .map(|s| super::lexicon::normalise(s))
+            .filter(|s| !s.trim().is_empty())
+            .collect();
+        Gap {
+            rule: c.rule.clone(),
+            section: c.section.clone(),
+            element,
+            components,
+        }
+    }
+
+    /// Both name components and none in common: two different things (the
+    /// payment provider's API and the mail provider's API).
+    fn names_other_components(&self, other: &Gap) -> bool {
+        !self.components.is_empty()
+            && !other.components.is_empty()
+            && self.components.is_disjoint(&other.components)
+    }
+
+    /// Every word of the shorter element is in the other: one telling names
+    /// the element more fully ("request to the API", "requests for the beta
+    /// API"). Elements that differ in a word of their own name two things
+    /// ("calls the billing API", "calls the currency API"; "batch job",
+    /// "nightly job").
+    fn mostly_same_element(&self, other: &Gap) -> bool {
+        let (short, long) = if self.element.len() <= other.element.len() {
+            (&self.element, &other.element)
+        } else {
+            (&other.element, &self.element)
+        };
+        !short.is_empty() && short.is_subset(long)
+    }
+
+    fn same_gap(&self, other: &Gap) -> bool {
+        let Some(rule) = &self.rule else { return false };
+        let Some(other_rule) = &other.rule else {
+            return false;
+        };
+        if rule != other_rule {
+            // Two rules on one element are two classes of gap (no
+            // authentication and no rate limit on one public endpoint).
+            return false;
+        }
+        // The same element: one gap however many times it is told.
+        if !self.element.is_empty() && self.element == other.element {
+            return true;
+        }
+        if self.names_other_components(other) {
+            return false;
+        }
+        // The same rule in one section, or on an element one telling names
+        // more fully, is the same gap told again.
+        let same_section = self.section.is_some() && self.section == other.section;
+        same_section || self.mostly_same_element(other)
+    }
+}
+
+/// Drops the findings that repeat an earlier gap (see the module doc),
+/// keeping the most confident of each group in its original place.
 pub fn one_per_gap(concerns: Vec<RawConcern>) -> Vec<RawConcern> {
-    let mut best: HashMap<(String, String), (usize, f64)> = HashMap::new();
-    for (i, c) in concerns.iter().enumerate() {
-        let Some(key) = gap_key(c) else { continue };
-        let conf = c.confidence.unwrap_or(0.0);
-        best.entry(key)
-            .and_modify(|e| {
-                if conf > e.1 {
-                    *e = (i, conf);
+    let gaps: Vec<Gap> = concerns.iter().map(Gap::of).collect();
+    // Union-find over "is the same gap as": a handful of findings per
+    // persona, so the pairwise comparison is cheap.
+    let mut parent: Vec<usize> = (0..gaps.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for i in 0..gaps.len() {
+        for j in i + 1..gaps.len() {
+            if gaps[i].same_gap(&gaps[j]) {
+                let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+                if a != b {
+                    parent[b.max(a)] = a.min(b);
                 }
-            })
-            .or_insert((i, conf));
+            }
+        }
+    }
+    let rank = |c: &RawConcern| c.confidence.unwrap_or(0.0);
+    let mut best: Vec<Option<usize>> = vec![None; concerns.len()];
+    for i in 0..concerns.len() {
+        let r = root(&mut parent, i);
+        match best[r] {
+            Some(b) if rank(&concerns[i]) <= rank(&concerns[b]) => {}
+            _ => best[r] = Some(i),
+        }
     }
     concerns
         .into_iter()
         .enumerate()
-        .filter(|(i, c)| gap_key(c).is_none_or(|k| best.get(&k).is_some_and(|b| b.0 == *i)))
+        .filter(|(i, _)| best[root(&mut parent, *i)] == Some(*i))
         .map(|(_, c)| c)
         .collect()
 }
@@ -61,6 +167,10 @@ mod tests {
         }
     }
 
+    fn lines(kept: &[RawConcern]) -> Vec<usize> {
+        kept.iter().map(|c| c.lines.unwrap().0).collect()
+    }
+
     #[test]
     fn the_same_element_of_one_rule_is_one_gap() {
         let kept = one_per_gap(vec![
@@ -70,9 +180,55 @@ mod tests {
             raw("no-alerting", "pipeline", 130, 0.6),
             raw("retry-backoff", "sidecar", 140, 0.6),
         ]);
-        let lines: Vec<usize> = kept.iter().map(|c| c.lines.unwrap().0).collect();
         // The most confident "sidecar" finding (the first of two equals), and
         // the other element and the other rule untouched.
-        assert_eq!(lines, vec![90, 130, 140]);
+        assert_eq!(lines(&kept), vec![90, 130, 140]);
+    }
+
+    #[test]
+    fn one_rule_in_one_section_or_on_a_shared_word_is_one_gap() {
+        let in_section = |element: &str, line: usize, section: &str| {
+            let mut c = raw("missing-timeout", element, line, 0.75);
+            c.section = Some(section.to_string());
+            c
+        };
+        let kept = one_per_gap(vec![
+            in_section("calls", 10, "Design"),
+            in_section("waits for the response", 30, "Design"),
+            in_section("requests to the API", 60, "Risks"),
+            in_section("request for the beta API", 90, "Rollout"),
+            raw("retry-backoff", "re-run", 100, 0.6),
+            raw("retry-backoff", "rerun", 120, 0.75),
+        ]);
+        assert_eq!(lines(&kept), vec![10, 60, 120]);
+    }
+
+    #[test]
+    fn different_components_stay_apart() {
+        let mut stripe = raw("missing-timeout", "calls", 10, 0.75);
+        stripe.subject.push("stripe".to_string());
+        stripe.section = Some("Design".to_string());
+        let mut twilio = raw("missing-timeout", "calls", 20, 0.75);
+        twilio.subject.push("twilio".to_string());
+        twilio.section = Some("Design".to_string());
+        let mut other = raw("missing-timeout", "request", 30, 0.75);
+        other.subject.push("sendgrid".to_string());
+        other.section = Some("Design".to_string());
+        // The same element word is one gap; another component in the same
+        // section is another.
+        assert_eq!(
+            lines(&one_per_gap(vec![stripe.clone(), twilio.clone()])),
+            vec![10]
+        );
+        assert_eq!(lines(&one_per_gap(vec![stripe, other])), vec![10, 30]);
+    }
+
+    #[test]
+    fn two_rules_on_one_element_are_two_gaps() {
+        let kept = one_per_gap(vec![
+            raw("missing-authn", "public endpoint", 50, 0.75),
+            raw("rate-limit", "public endpoint", 50, 0.75),
+        ]);
+        assert_eq!(kept.len(), 2);
     }
 }
