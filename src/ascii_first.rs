@@ -13,7 +13,7 @@
 //! only for patterns whose literals are ASCII.
 
 use regex::Regex;
-use regex::bytes::Regex as BytesRegex;
+use regex_automata::meta;
 use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -22,7 +22,7 @@ use std::sync::OnceLock;
 /// some text is not ASCII, once with Unicode (see the module docs).
 pub struct AsciiFirst {
     pattern: &'static str,
-    ascii: OnceLock<BytesRegex>,
+    ascii: OnceLock<meta::Regex>,
     unicode: OnceLock<Regex>,
 }
 
@@ -35,11 +35,26 @@ impl AsciiFirst {
         }
     }
 
-    fn ascii(&self) -> &BytesRegex {
+    /// As `regex::bytes::RegexBuilder::new(pattern).unicode(false)` builds
+    /// it, without the literal prefilter: the texts are single sentences,
+    /// too short for one to pay for its construction.
+    fn ascii(&self) -> &meta::Regex {
         self.ascii.get_or_init(|| {
-            regex::bytes::RegexBuilder::new(self.pattern)
-                .unicode(false)
-                .build()
+            meta::Builder::new()
+                .configure(
+                    meta::Config::new()
+                        .match_kind(regex_automata::MatchKind::LeftmostFirst)
+                        .utf8_empty(false)
+                        .nfa_size_limit(Some(10 * (1 << 20)))
+                        .hybrid_cache_capacity(2 * (1 << 20))
+                        .auto_prefilter(false),
+                )
+                .syntax(
+                    regex_automata::util::syntax::Config::new()
+                        .unicode(false)
+                        .utf8(false),
+                )
+                .build(self.pattern)
                 .expect("static pattern")
         })
     }
@@ -101,9 +116,64 @@ impl AsciiFirst {
     }
 }
 
+/// `text` with each non-ASCII character replaced by as many ASCII bytes
+/// (offsets are kept): `_` for a word character, `\x01` for any other.
+/// For a pattern whose classes and literals are ASCII and never match `_`
+/// or `\x01`, and whose only Unicode-aware items are word boundaries, its
+/// ASCII compilation (`(?-u)`) finds on the result exactly the matches its
+/// Unicode compilation finds on `text`: a boundary depends only on whether
+/// the characters around it are word characters, and nothing else in the
+/// pattern can match a non-ASCII character or its stand-in.
+pub fn ascii_word_shape(text: &str) -> Cow<'_, str> {
+    if text.is_ascii() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let stand_in = if regex_syntax::is_word_character(c) {
+                '_'
+            } else {
+                '\x01'
+            };
+            (0..c.len_utf8()).for_each(|_| out.push(stand_in));
+        }
+    }
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::AsciiFirst;
+
+    #[test]
+    fn word_shape_keeps_offsets_and_word_boundaries() {
+        let pattern = r"\b([a-z][a-z0-9]*(?:[- ][a-z][a-z0-9]*)?)[- ](service|api)\b";
+        let unicode = regex::Regex::new(pattern).unwrap();
+        let ascii = regex::bytes::RegexBuilder::new(pattern)
+            .unicode(false)
+            .build()
+            .unwrap();
+        for text in [
+            "the billing service — and éauth-api, auth-apié, naïve-service",
+            "café-api\u{a0}payments api—x foo-servicé bar-service",
+        ] {
+            let shaped = super::ascii_word_shape(text);
+            assert_eq!(shaped.len(), text.len());
+            let u: Vec<_> = unicode
+                .captures_iter(text)
+                .map(|c| (c.get(0).unwrap().range(), c.get(1).unwrap().range()))
+                .collect();
+            let a: Vec<_> = ascii
+                .captures_iter(shaped.as_bytes())
+                .map(|c| (c.get(0).unwrap().range(), c.get(1).unwrap().range()))
+                .collect();
+            assert_eq!(a, u, "{text}");
+            assert!(!u.is_empty());
+        }
+    }
 
     #[test]
     fn ascii_and_unicode_compilations_agree_on_ascii_text() {
