@@ -399,13 +399,18 @@ pub struct LazyPatterns {
 
 impl LazyPatterns {
     fn new(rule: &str, patterns: &[String]) -> Result<LazyPatterns, String> {
-        Ok(LazyPatterns::parsed(rule, patterns)?.0)
+        Ok(LazyPatterns::parsed(rule, patterns, |_| ())?.0)
     }
 
-    /// `new`, also returning the patterns' syntax trees.
-    fn parsed(rule: &str, patterns: &[String]) -> Result<(LazyPatterns, Vec<Hir>), String> {
+    /// `new`, also returning what `read` makes of the patterns' syntax
+    /// trees (read before they are joined, so they are never copied).
+    fn parsed<T>(
+        rule: &str,
+        patterns: &[String],
+        read: impl FnOnce(&[Hir]) -> T,
+    ) -> Result<(LazyPatterns, T), String> {
         if patterns.is_empty() {
-            return Ok((LazyPatterns::default(), Vec::new()));
+            return Ok((LazyPatterns::default(), read(&[])));
         }
         let mut weight = 0usize;
         let mut hirs = Vec::with_capacity(patterns.len());
@@ -414,11 +419,12 @@ impl LazyPatterns {
             weight = weight.saturating_add(rough_size(&hir));
             hirs.push(hir);
         }
+        let read_out = read(&hirs);
         // The same tree as parsing the patterns joined as `(?:p1)|(?:p2)`:
         // a non-capturing group adds no node, and flags set inside a
         // pattern end with its group.
         let lazy = LazyPatterns {
-            hir: Some(Hir::alternation(hirs.clone())),
+            hir: Some(Hir::alternation(hirs)),
             compiled: std::sync::OnceLock::new(),
         };
         // Only a big list (long alternations, counted repeats) could pass
@@ -437,7 +443,7 @@ impl LazyPatterns {
             })?;
             let _ = lazy.compiled.set(r.into_iter().collect());
         }
-        Ok((lazy, hirs))
+        Ok((lazy, read_out))
     }
 }
 
@@ -484,9 +490,11 @@ impl Rule {
         if def.triggers.is_empty() && def.check.is_none() {
             return Err(format!("rule `{}` has no triggers", def.id));
         }
-        let (triggers, hirs) = LazyPatterns::parsed(&def.id, &def.triggers)?;
+        let (triggers, trigger_literals) = LazyPatterns::parsed(&def.id, &def.triggers, |hirs| {
+            literals_of(hirs).filter(|_| !hirs.is_empty())
+        })?;
         Ok(Rule {
-            trigger_literals: literals_of(&hirs).filter(|_| !hirs.is_empty()),
+            trigger_literals,
             // Compiled on first use: with the prefilter, most rules never
             // read a line on a given spec (one regex per list: the
             // alternation compiles far faster than the patterns one by one).
