@@ -11,6 +11,11 @@
 //! case folding only adds non-ASCII characters (the Kelvin sign, the long
 //! s) that ASCII text cannot hold. This must never change a match; it is
 //! only for patterns whose literals are ASCII.
+//!
+//! A pattern made with `AsciiFirst::word_shaped` also answers `is_match` on
+//! most non-ASCII text with its ASCII compilation, on the text's word shape
+//! (see `word_shape`): one more reason to compile the Unicode form only
+//! when a sentence holds a character the shape cannot stand for.
 
 use regex::Regex;
 use regex_automata::meta;
@@ -22,6 +27,8 @@ use std::sync::OnceLock;
 /// some text is not ASCII, once with Unicode (see the module docs).
 pub struct AsciiFirst {
     pattern: &'static str,
+    /// `is_match` reads non-ASCII text through its word shape.
+    shaped: bool,
     ascii: OnceLock<meta::Regex>,
     unicode: OnceLock<Regex>,
 }
@@ -30,6 +37,23 @@ impl AsciiFirst {
     pub const fn new(pattern: &'static str) -> AsciiFirst {
         AsciiFirst {
             pattern,
+            shaped: false,
+            ascii: OnceLock::new(),
+            unicode: OnceLock::new(),
+        }
+    }
+
+    /// `new`, with `is_match` on non-ASCII text read through the text's
+    /// word shape when it has one (see `word_shape`). Only for a pattern in
+    /// which everything that can match a non-ASCII character is a `+` or
+    /// `*` repetition of one class (`\w+`, `\W*`, `[^"]*`) that the
+    /// pattern never splits: no `\w` alone or counted (`[\w -]{1,40}`),
+    /// no `\w+\w+`. A word of n bytes is then one run of n stand-ins,
+    /// matched whole exactly where the word would be.
+    pub const fn word_shaped(pattern: &'static str) -> AsciiFirst {
+        AsciiFirst {
+            pattern,
+            shaped: true,
             ascii: OnceLock::new(),
             unicode: OnceLock::new(),
         }
@@ -66,10 +90,14 @@ impl AsciiFirst {
 
     pub fn is_match(&self, text: &str) -> bool {
         if text.is_ascii() {
-            self.ascii().is_match(text.as_bytes())
-        } else {
-            self.unicode().is_match(text)
+            return self.ascii().is_match(text.as_bytes());
         }
+        if self.shaped
+            && let Some(shape) = word_shape(text)
+        {
+            return self.ascii().is_match(shape.as_bytes());
+        }
+        self.unicode().is_match(text)
     }
 
     /// The first match's byte range.
@@ -142,6 +170,124 @@ pub fn ascii_word_shape(text: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// `ascii_word_shape` for the patterns of `AsciiFirst::word_shaped`, or
+/// `None` when `text` holds a non-ASCII character whose stand-in could
+/// match differently: a space (`\s`), a digit (`\d`), or a letter related
+/// by case to an ASCII one (`(?i)k` matches the Kelvin sign).
+fn word_shape(text: &str) -> Option<Cow<'_, str>> {
+    let odd = |c: char| {
+        !c.is_ascii()
+            && (c.is_whitespace()
+                || c.is_numeric()
+                || c.to_lowercase().any(|l| l.is_ascii())
+                || c.to_uppercase().any(|u| u.is_ascii()))
+    };
+    if text.chars().any(odd) {
+        return None;
+    }
+    Some(ascii_word_shape(text))
+}
+
+/// Texts for checking a word-shaped pattern against its Unicode
+/// compilation: words of the built-in patterns mixed with non-ASCII
+/// letters, marks, punctuation, spaces, digits and case-related letters.
+#[cfg(test)]
+pub(crate) fn sample_texts() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    const TOKENS: &[&str] = &[
+        "no",
+        "not",
+        "never",
+        "is",
+        "are",
+        "will be",
+        "get",
+        "isn't",
+        "missing",
+        "every",
+        "all",
+        "call",
+        "calls",
+        "requests",
+        "has",
+        "must",
+        "the",
+        "existing",
+        "current",
+        "system",
+        "like",
+        "Like",
+        "Stripe",
+        "other",
+        "systems",
+        "protect",
+        "from",
+        "prevent",
+        "customer",
+        "users",
+        "can",
+        "then",
+        "their",
+        "a human",
+        "today",
+        "used to",
+        "if we were to",
+        "considered",
+        "later",
+        "tbd",
+        "phase two",
+        "but",
+        "so",
+        "and",
+        "which",
+        "when",
+        "n't",
+        "disabled",
+        "not used",
+        "é",
+        "naïve",
+        "café",
+        "x̃",
+        "—",
+        "…",
+        "“",
+        "”",
+        "’",
+        "\u{a0}",
+        "\u{2003}",
+        "ſ",
+        "\u{212a}",
+        "İ",
+        "٣",
+        "é3",
+        "\u{85}",
+        " ",
+        "  ",
+        "-",
+        ",",
+        ".",
+        ":",
+        ";",
+        "(",
+        "`",
+        "\"",
+        "1.",
+        "*",
+        "\n",
+        "_",
+        "\t",
+    ];
+    proptest::collection::vec(proptest::sample::select(TOKENS), 0..14).prop_map(|t| t.concat())
+}
+
+impl AsciiFirst {
+    /// Whether `is_match` agrees with the Unicode compilation on `text`.
+    #[cfg(test)]
+    pub(crate) fn agrees_on(&self, text: &str) -> bool {
+        self.is_match(text) == self.unicode().is_match(text)
+    }
 }
 
 #[cfg(test)]
