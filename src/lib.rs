@@ -14,6 +14,7 @@
 
 pub mod adversary_stats;
 pub mod app;
+pub mod ascii_first;
 pub mod carry_forward;
 pub mod catalog;
 pub mod cli;

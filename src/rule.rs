@@ -3,12 +3,15 @@
 //! defines their shape and compiles their patterns.
 
 use crate::concern::Severity;
-use regex::bytes::RegexBuilder;
+use regex_automata::meta;
+use regex_syntax::hir::Hir;
 
 /// A compiled rule pattern: a byte regex over ASCII-lowercased text (see
 /// `compile`). Match it on `line.lower.as_bytes()`; offsets are byte
-/// offsets into the original line too.
-pub type Regex = regex::bytes::Regex;
+/// offsets into the original line too. The same engine as
+/// `regex::bytes::Regex` (leftmost-first, same positions), built with our
+/// own configuration (see `build`).
+pub type Regex = meta::Regex;
 use serde::Deserialize;
 
 /// Where an attacker looks for a safeguard before raising a concern.
@@ -271,17 +274,50 @@ fn lowercase_literals(pattern: &str) -> String {
 /// pattern is lowercased here and matched against lowercased text
 /// (`Line::lower`, `Spec::lower`, or `lower()`), which compiles several
 /// times faster than Unicode case folding.
-pub fn compile(pattern: &str) -> Result<Regex, regex::Error> {
-    RegexBuilder::new(&lowercase_literals(&asciify(pattern)))
-        .case_insensitive(false)
-        .unicode(false)
-        .size_limit(1 << 22)
-        .build()
+pub fn compile(pattern: &str) -> Result<Regex, PatternError> {
+    let hir = parse(pattern).map_err(|e| PatternError(e.to_string()))?;
+    build(&hir)
+}
+
+/// Why a pattern did not compile; the messages are `regex::Error`'s.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatternError(String);
+
+impl std::fmt::Display for PatternError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PatternError {}
+
+/// Builds a parsed pattern (see `parse`) as `regex::bytes::RegexBuilder`
+/// would with `unicode(false)` and a 4 MiB size limit, but without the
+/// literal prefilter: rule patterns are matched on one line at a time (or
+/// once on the document), where extracting and optimising literals and
+/// building a Teddy or Aho-Corasick searcher cost more than they save; that
+/// was most of the time spent compiling a pattern list.
+fn build(hir: &Hir) -> Result<Regex, PatternError> {
+    let config = meta::Config::new()
+        .match_kind(regex_automata::MatchKind::LeftmostFirst)
+        .utf8_empty(false)
+        .nfa_size_limit(Some(1 << 22))
+        .hybrid_cache_capacity(2 * (1 << 20))
+        .auto_prefilter(false);
+    meta::Builder::new()
+        .configure(config)
+        .build_from_hir(hir)
+        .map_err(|e| match e.size_limit() {
+            Some(limit) => PatternError(format!(
+                "Compiled regex exceeds size limit of {limit} bytes."
+            )),
+            None => PatternError(e.to_string()),
+        })
 }
 
 /// The parser `compile` uses, for checking a pattern's syntax and reading
 /// its literals without compiling it.
-fn parse(pattern: &str) -> Result<regex_syntax::hir::Hir, Box<regex_syntax::Error>> {
+fn parse(pattern: &str) -> Result<Hir, Box<regex_syntax::Error>> {
     regex_syntax::ParserBuilder::new()
         .unicode(false)
         .utf8(false)
@@ -298,7 +334,7 @@ fn parse(pattern: &str) -> Result<regex_syntax::hir::Hir, Box<regex_syntax::Erro
 /// the suffix literals (every match ends with one) of its syntax tree,
 /// whichever are longer. Look-arounds (`\b`) count as empty, so a literal
 /// is a necessary condition for a match, never a sufficient one.
-fn literals_of(hirs: &[regex_syntax::hir::Hir]) -> Option<Vec<Vec<u8>>> {
+fn literals_of(hirs: &[Hir]) -> Option<Vec<Vec<u8>>> {
     use regex_syntax::hir::literal::{ExtractKind, Extractor};
     let mut out: Vec<Vec<u8>> = Vec::new();
     for hir in hirs {
@@ -350,25 +386,31 @@ fn literals_of(hirs: &[regex_syntax::hir::Hir]) -> Option<Vec<Vec<u8>>> {
 /// spec, so their safeguard, goal and context patterns are never needed:
 /// compiling every list up front was most of a short run's time. The syntax
 /// is still checked when the rule is loaded, so a bad pattern is reported
-/// with its file, never at match time.
+/// with its file, never at match time; the parsed patterns are kept, so the
+/// first use only compiles them (one regex per list: the alternation
+/// compiles far faster than the patterns one by one).
 #[derive(Debug, Clone, Default)]
 pub struct LazyPatterns {
-    joined: Option<String>,
+    /// The list as one alternation, `(?:p1)|(?:p2)|...` parsed; `None` for
+    /// an empty list.
+    hir: Option<Hir>,
     compiled: std::sync::OnceLock<Vec<Regex>>,
 }
 
 impl LazyPatterns {
     fn new(rule: &str, patterns: &[String]) -> Result<LazyPatterns, String> {
-        Ok(LazyPatterns::parsed(rule, patterns)?.0)
+        Ok(LazyPatterns::parsed(rule, patterns, |_| ())?.0)
     }
 
-    /// `new`, also returning the patterns' syntax trees.
-    fn parsed(
+    /// `new`, also returning what `read` makes of the patterns' syntax
+    /// trees (read before they are joined, so they are never copied).
+    fn parsed<T>(
         rule: &str,
         patterns: &[String],
-    ) -> Result<(LazyPatterns, Vec<regex_syntax::hir::Hir>), String> {
+        read: impl FnOnce(&[Hir]) -> T,
+    ) -> Result<(LazyPatterns, T), String> {
         if patterns.is_empty() {
-            return Ok((LazyPatterns::default(), Vec::new()));
+            return Ok((LazyPatterns::default(), read(&[])));
         }
         let mut weight = 0usize;
         let mut hirs = Vec::with_capacity(patterns.len());
@@ -377,21 +419,19 @@ impl LazyPatterns {
             weight = weight.saturating_add(rough_size(&hir));
             hirs.push(hir);
         }
-        let joined = patterns
-            .iter()
-            .map(|p| format!("(?:{p})"))
-            .collect::<Vec<_>>()
-            .join("|");
+        let read_out = read(&hirs);
+        // The same tree as parsing the patterns joined as `(?:p1)|(?:p2)`:
+        // a non-capturing group adds no node, and flags set inside a
+        // pattern end with its group.
         let lazy = LazyPatterns {
-            joined: Some(joined),
+            hir: Some(Hir::alternation(hirs)),
             compiled: std::sync::OnceLock::new(),
         };
         // Only a big list (long alternations, counted repeats) could pass
         // the syntax check and still exceed the compiled size limit: such a
         // list is compiled now, so the error names the rule at load.
         if weight > EAGER_WEIGHT {
-            let j = lazy.joined.as_deref().unwrap_or_default();
-            let r = compile(j).map_err(|_| {
+            let r = lazy.hir.as_ref().map(build).transpose().map_err(|_| {
                 patterns
                     .iter()
                     .find_map(|p| {
@@ -401,9 +441,9 @@ impl LazyPatterns {
                     })
                     .unwrap_or_else(|| format!("rule `{rule}`: patterns too large together"))
             })?;
-            let _ = lazy.compiled.set(vec![r]);
+            let _ = lazy.compiled.set(r.into_iter().collect());
         }
-        Ok((lazy, hirs))
+        Ok((lazy, read_out))
     }
 }
 
@@ -415,7 +455,7 @@ const EAGER_WEIGHT: usize = 20_000;
 /// A rough size of a pattern once compiled: literal bytes, class ranges
 /// (Unicode ones count more: they compile to UTF-8 byte sequences) and
 /// repetitions multiplied out by their bound.
-fn rough_size(hir: &regex_syntax::hir::Hir) -> usize {
+fn rough_size(hir: &Hir) -> usize {
     use regex_syntax::hir::{Class, HirKind};
     match hir.kind() {
         HirKind::Empty | HirKind::Look(_) => 1,
@@ -437,9 +477,9 @@ impl std::ops::Deref for LazyPatterns {
     type Target = [Regex];
 
     fn deref(&self) -> &[Regex] {
-        self.compiled.get_or_init(|| match &self.joined {
+        self.compiled.get_or_init(|| match &self.hir {
             // Syntax was checked at load; only the size limit could fail here.
-            Some(j) => compile(j).map(|r| vec![r]).unwrap_or_default(),
+            Some(h) => build(h).map(|r| vec![r]).unwrap_or_default(),
             None => Vec::new(),
         })
     }
@@ -450,9 +490,11 @@ impl Rule {
         if def.triggers.is_empty() && def.check.is_none() {
             return Err(format!("rule `{}` has no triggers", def.id));
         }
-        let (triggers, hirs) = LazyPatterns::parsed(&def.id, &def.triggers)?;
+        let (triggers, trigger_literals) = LazyPatterns::parsed(&def.id, &def.triggers, |hirs| {
+            literals_of(hirs).filter(|_| !hirs.is_empty())
+        })?;
         Ok(Rule {
-            trigger_literals: literals_of(&hirs).filter(|_| !hirs.is_empty()),
+            trigger_literals,
             // Compiled on first use: with the prefilter, most rules never
             // read a line on a given spec (one regex per list: the
             // alternation compiles far faster than the patterns one by one).

@@ -246,20 +246,31 @@ fn scanner() -> &'static Scanner {
 }
 
 fn components(spec: &Spec) -> Vec<String> {
-    static RE: OnceLock<regex::Regex> = OnceLock::new();
+    // Word boundaries are the pattern's only Unicode-aware items: its ASCII
+    // compilation on the text's word shape finds the same matches, at the
+    // same offsets, without the Unicode boundary that made the lazy DFA
+    // give up on the whole document (see `ascii_word_shape`).
+    static RE: OnceLock<regex::bytes::Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        regex::Regex::new(
+        regex::bytes::RegexBuilder::new(
             r"\b([a-z][a-z0-9]*(?:[- ][a-z][a-z0-9]*)?)[- ](service|worker|gateway|queue|database|cache|scheduler|broker|proxy|cluster|api|store|pipeline)\b",
         )
+        .unicode(false)
+        .build()
         .expect("static pattern")
     });
+    let shape = crate::ascii_first::ascii_word_shape(&spec.lower);
     const STOP: &[&str] = &[
         "the", "a", "an", "this", "that", "each", "every", "our", "its", "their", "new", "one",
         "same", "external", "other", "any", "no", "which", "per",
     ];
     let mut out: Vec<String> = Vec::new();
-    for c in re.captures_iter(&spec.lower) {
-        let mut name = c[1].to_string();
+    for c in re.captures_iter(shape.as_bytes()) {
+        let (Some(name), Some(kind)) = (c.get(1), c.get(2)) else {
+            continue;
+        };
+        let kind = &spec.lower[kind.range()];
+        let mut name = spec.lower[name.range()].to_string();
         if let Some((first, rest)) = name.split_once([' ', '-'])
             && STOP.contains(&first)
         {
@@ -268,7 +279,7 @@ fn components(spec: &Spec) -> Vec<String> {
         if STOP.contains(&name.as_str()) {
             continue;
         }
-        let full = format!("{name} {}", &c[2]);
+        let full = format!("{name} {kind}");
         if !out.contains(&full) {
             out.push(full);
         }

@@ -3,6 +3,7 @@
 //! merely questioned ("Do we need a replay tool?") mention.
 
 use super::lexicon::Lexicon;
+use crate::ascii_first::AsciiFirst;
 use crate::rule::Regex as Pattern;
 use crate::spec::{LineKind, SectionRole, Spec};
 use regex::Regex;
@@ -27,18 +28,17 @@ pub struct Evidence {
     pub matched: String,
 }
 
-static NEGATION_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(no|not|without|never|lacks?|lacking|missing|none|neither|nor|cannot|can't|don't|doesn't|isn't|aren't|won't|didn't|skips?|skipped|ignores?|ignored|instead of|rather than|nothing)\b").unwrap()
-});
-static NEGATION_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\W*(?:\w+\W+){0,3}?(is|are|was|were|will be|gets?|get)\s+(not|never)\b|^\W*(?:\w+\W+){0,3}?(isn't|aren't|wasn't|weren't|is absent|are absent|is missing|are missing|not (?:needed|required|verified|checked|validated|enforced|used|applied|implemented|set|configured))").unwrap()
-});
-static DEFERRAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(later|tbd|todo|to be decided|to be determined|in (?:the )?future|follow[- ]?up|phase (?:2|two)|v2|not yet|eventually|someday|out of scope|might|maybe|consider(?:ing)?|could add|may add|nice to have)\b").unwrap()
-});
-static CLAUSE_BREAK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"[.;!?:,(]|\bbut\b|\bwhile\b|\bwhereas\b|\bso\b|\band\b").unwrap()
-});
+static NEGATION_BEFORE: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)\b(no|not|without|never|lacks?|lacking|missing|none|neither|nor|cannot|can't|don't|doesn't|isn't|aren't|won't|didn't|skips?|skipped|ignores?|ignored|instead of|rather than|nothing)\b",
+);
+static NEGATION_AFTER: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)^\W*(?:\w+\W+){0,3}?(is|are|was|were|will be|gets?|get)\s+(not|never)\b|^\W*(?:\w+\W+){0,3}?(isn't|aren't|wasn't|weren't|is absent|are absent|is missing|are missing|not (?:needed|required|verified|checked|validated|enforced|used|applied|implemented|set|configured))",
+);
+static DEFERRAL: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)\b(later|tbd|todo|to be decided|to be determined|in (?:the )?future|follow[- ]?up|phase (?:2|two)|v2|not yet|eventually|someday|out of scope|might|maybe|consider(?:ing)?|could add|may add|nice to have)\b",
+);
+static CLAUSE_BREAK: AsciiFirst =
+    AsciiFirst::new(r"[.;!?:,(]|\bbut\b|\bwhile\b|\bwhereas\b|\bso\b|\band\b");
 
 /// Classify one match of a safeguard pattern at `start..end` in line `n`.
 pub fn classify(spec: &Spec, n: usize, start: usize, end: usize) -> EvidenceKind {
@@ -71,8 +71,8 @@ pub fn classify(spec: &Spec, n: usize, start: usize, end: usize) -> EvidenceKind
         return EvidenceKind::Affirmed;
     }
     let before = &text[sent_start..start];
-    let clause = match CLAUSE_BREAK.find_iter(before).last() {
-        Some(m) => &before[m.end()..],
+    let clause = match CLAUSE_BREAK.find_last(before) {
+        Some(m) => &before[m.end..],
         None => before,
     };
     if NEGATION_BEFORE.is_match(clause) || NEGATION_AFTER.is_match(&text[end..sent_end]) {
@@ -121,11 +121,11 @@ pub fn find(spec: &Spec, patterns: &[Pattern], lines: Range<usize>) -> Vec<Evide
     out
 }
 
-static UNIVERSAL: LazyLock<Regex> = LazyLock::new(|| {
-    // The quantifier opens the sentence ("Every step call has...", "All
-    // buckets are..."): "refreshed on every write" is not a policy.
-    Regex::new(r"(?i)(?:^|[.:;!?]\s+|^\s*(?:[-*+]|\d+\.)\s+)(?:every|all|each)\s+(?:\w+[\s-]+){0,3}?(?:calls?|requests?|endpoints?|routes?|quer(?:y|ies)|jobs?|steps?|handlers?|services?|apis?|dependenc(?:y|ies)|connections?|clients?|consumers?|workers?|messages?|events?|commands?|writes?|operations?|tables?|buckets?|logs?)\b\s+(?:\w+\s+){0,5}?(?:has|have|is|are|must|should|will|use|uses|gets?|goes|go|times?|carr(?:y|ies)|runs?|need|needs|require|requires)\b").unwrap()
-});
+/// The quantifier opens the sentence ("Every step call has...", "All
+/// buckets are..."): "refreshed on every write" is not a policy.
+static UNIVERSAL: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)(?:^|[.:;!?]\s+|^\s*(?:[-*+]|\d+\.)\s+)(?:every|all|each)\s+(?:\w+[\s-]+){0,3}?(?:calls?|requests?|endpoints?|routes?|quer(?:y|ies)|jobs?|steps?|handlers?|services?|apis?|dependenc(?:y|ies)|connections?|clients?|consumers?|workers?|messages?|events?|commands?|writes?|operations?|tables?|buckets?|logs?)\b\s+(?:\w+\s+){0,5}?(?:has|have|is|are|must|should|will|use|uses|gets?|goes|go|times?|carr(?:y|ies)|runs?|need|needs|require|requires)\b",
+);
 
 /// Does this line state a blanket policy ("every outbound call has a 3 s
 /// timeout", "all buckets are encrypted")? Such a line answers a concern
@@ -304,6 +304,15 @@ fn rank(k: EvidenceKind) -> u8 {
 mod tests {
     use super::*;
     use crate::rule::compile;
+
+    proptest::proptest! {
+        #[test]
+        fn word_shaped_patterns_agree_with_unicode(text in crate::ascii_first::sample_texts()) {
+            for p in [&NEGATION_BEFORE, &NEGATION_AFTER, &DEFERRAL, &UNIVERSAL] {
+                proptest::prop_assert!(p.agrees_on(&text), "{text:?}");
+            }
+        }
+    }
 
     fn kinds(doc: &str, pat: &str) -> Vec<(usize, EvidenceKind)> {
         let spec = Spec::parse(None, doc.to_string());

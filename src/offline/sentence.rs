@@ -5,6 +5,7 @@
 //! removes ("protect the leader from retry storms"), tells a user story, or
 //! asks a question is not a design element, and raises nothing.
 
+use crate::ascii_first::AsciiFirst;
 use crate::spec::Spec;
 use regex::Regex;
 use std::sync::LazyLock;
@@ -51,51 +52,48 @@ impl Reading {
 }
 
 /// Negation words that, earlier in the same clause, deny what follows.
-static NEGATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(?:not|never|no|without|neither|nor|cannot|none of|no longer|instead of|rather than|avoid(?:s|ing)?|eliminat(?:e|es|ing)|forbid(?:s|den)?|prohibit(?:s|ed)?|disallow(?:s|ed)?)\b|n't\b",
-    )
-    .unwrap()
-});
+static NEGATION: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)\b(?:not|never|no|without|neither|nor|cannot|none of|no longer|instead of|rather than|avoid(?:s|ing)?|eliminat(?:e|es|ing)|forbid(?:s|den)?|prohibit(?:s|ed)?|disallow(?:s|ed)?)\b|n't\b",
+);
 /// Negation words that are bounds, not denials ("no more than 3 retries").
-static NOT_A_DENIAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:no|not) (?:more|less|fewer|later|earlier|longer|sooner|greater|smaller) than\b|\bnot only\b|\bno matter\b|\bif not\b|\bwhether or not\b|\bnot yet\b").unwrap()
-});
+static NOT_A_DENIAL: AsciiFirst = AsciiFirst::new(
+    r"(?i)\b(?:no|not) (?:more|less|fewer|later|earlier|longer|sooner|greater|smaller) than\b|\bnot only\b|\bno matter\b|\bif not\b|\bwhether or not\b|\bnot yet\b",
+);
 /// Words after the match that deny it ("retries are disabled").
-static NEGATION_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\W*(?:\w+\W+){0,2}?(?:is|are|will be|must be|should be|gets?)\s+(?:not (?:used|supported|enabled|allowed|planned|needed|required|in scope|part of)|disabled|removed|out of scope|forbidden|prohibited)\b").unwrap()
-});
-static HYPOTHETICAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:if we were to|were we to|suppose|imagine|hypothetical(?:ly)?|one option would be|another option would be|we (?:also )?considered|(?:was|were) considered|we could (?:also )?instead|a naive|naively|strawman)\b").unwrap()
-});
-static TODAY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:today|currently|at present|at the moment|presently|right now|as of now|historically|previously|in the past|used to|no longer|the (?:current|existing|legacy|old|previous) (?:\w+ ){0,2}?(?:system|service|implementation|design|setup|flow|process|approach|behaviou?r|code|version|pipeline|job|mechanism))\b").unwrap()
-});
-static OTHER_SYSTEM: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:\b(?:[Ll]ike|[Uu]nlike|[Ss]imilar to|[Ii]nspired by|[Aa]s in|[Mm]odel(?:l)?ed (?:on|after))\s+`?[A-Z][\w.-]*|\b(?i:other|many|some|most|existing) (?:systems|tools|projects|products|vendors|implementations|libraries|frameworks|companies|teams|operators)\b)").unwrap()
-});
-static PROBLEM: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:prevent(?:s|ing)?|protect(?:s|ing)? (?:\w+ ){0,3}?(?:from|against)|guard(?:s|ing)? against|defend(?:s|ing)? against|mitigat(?:e|es|ing)|reduc(?:e|es|ing) the (?:risk|chance|impact) of|(?:is|are) (?:vulnerable|prone|susceptible) to|suffer(?:s|ed)? from|the problem (?:is|of|with)|leads? to|resulting in|causes?|caused)\b").unwrap()
-});
-static USER_STORY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\W*(?:as an? |as the )[\w -]{1,40},? i (?:want|need|would like|can|should)\b|\bso that i (?:can|don't|do not)\b|^\W*i (?:want|need|would like) to\b").unwrap()
-});
+static NEGATION_AFTER: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)^\W*(?:\w+\W+){0,2}?(?:is|are|will be|must be|should be|gets?)\s+(?:not (?:used|supported|enabled|allowed|planned|needed|required|in scope|part of)|disabled|removed|out of scope|forbidden|prohibited)\b",
+);
+static HYPOTHETICAL: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)\b(?:if we were to|were we to|suppose|imagine|hypothetical(?:ly)?|one option would be|another option would be|we (?:also )?considered|(?:was|were) considered|we could (?:also )?instead|a naive|naively|strawman)\b",
+);
+static TODAY: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)\b(?:today|currently|at present|at the moment|presently|right now|as of now|historically|previously|in the past|used to|no longer|the (?:current|existing|legacy|old|previous) (?:\w+ ){0,2}?(?:system|service|implementation|design|setup|flow|process|approach|behaviou?r|code|version|pipeline|job|mechanism))\b",
+);
+static OTHER_SYSTEM: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?:\b(?:[Ll]ike|[Uu]nlike|[Ss]imilar to|[Ii]nspired by|[Aa]s in|[Mm]odel(?:l)?ed (?:on|after))\s+`?[A-Z][\w.-]*|\b(?i:other|many|some|most|existing) (?:systems|tools|projects|products|vendors|implementations|libraries|frameworks|companies|teams|operators)\b)",
+);
+static PROBLEM: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)\b(?:prevent(?:s|ing)?|protect(?:s|ing)? (?:\w+ ){0,3}?(?:from|against)|guard(?:s|ing)? against|defend(?:s|ing)? against|mitigat(?:e|es|ing)|reduc(?:e|es|ing) the (?:risk|chance|impact) of|(?:is|are) (?:vulnerable|prone|susceptible) to|suffer(?:s|ed)? from|the problem (?:is|of|with)|leads? to|resulting in|causes?|caused)\b",
+);
+static USER_STORY: AsciiFirst = AsciiFirst::new(
+    r"(?i)^\W*(?:as an? |as the )[\w -]{1,40},? i (?:want|need|would like|can|should)\b|\bso that i (?:can|don't|do not)\b|^\W*i (?:want|need|would like) to\b",
+);
 /// A person right before the verb: "the customer can retry".
-static PERSON_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:customers?|users?|admins?|administrators?|agents?|operators?|reviewers?|approvers?|humans?|people|persons?|guests?|visitors?|shoppers?|buyers?|sellers?|you|someone|anyone|engineers?|developers?|maintainers?|support staff|account (?:owner|holder)s?|(?:customer |user |signed-in |logged-in )?accounts?)\s+(?:can\s+|may\s+|could\s+|might\s+|then\s+|must\s+|should\s+|will\s+|manually\s+)*$").unwrap()
-});
+static PERSON_BEFORE: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)\b(?:customers?|users?|admins?|administrators?|agents?|operators?|reviewers?|approvers?|humans?|people|persons?|guests?|visitors?|shoppers?|buyers?|sellers?|you|someone|anyone|engineers?|developers?|maintainers?|support staff|account (?:owner|holder)s?|(?:customer |user |signed-in |logged-in )?accounts?)\s+(?:can\s+|may\s+|could\s+|might\s+|then\s+|must\s+|should\s+|will\s+|manually\s+)*$",
+);
 /// A person as the object: "wait for their review", "for a human to approve".
-static PERSON_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\s*(?:their|his|her|your|a human|a person|someone|an? (?:reviewer|approver|admin|operator)|the (?:reviewer|approver|admin|operator|user|customer))\b").unwrap()
-});
+static PERSON_AFTER: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)^\s*(?:their|his|her|your|a human|a person|someone|an? (?:reviewer|approver|admin|operator)|the (?:reviewer|approver|admin|operator|user|customer))\b",
+);
 
 static QUOTED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new("\"[^\"]*\"|\u{201c}[^\u{201d}]*\u{201d}|`[^`]*`").unwrap());
 
 /// Where clauses end: a negation before this does not reach the match.
-static CLAUSE_BREAK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)[,;:(]|\b(?:but|and then|then|while|whereas|so|which|that|when|where|if|unless|otherwise|because|until|once|after|before)\b").unwrap()
-});
+static CLAUSE_BREAK: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)[,;:(]|\b(?:but|and then|then|while|whereas|so|which|that|when|where|if|unless|otherwise|because|until|once|after|before)\b",
+);
 
 /// Where a comment begins on a line of code: `//`, `/*`, a leading `*`
 /// (inside a block comment), `#` at the start or after a space, or ` -- `.
@@ -186,8 +184,8 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
     if USER_STORY.is_match(&sentence) {
         return Some(Reading::UserStory);
     }
-    let clause = match CLAUSE_BREAK.find_iter(before).last() {
-        Some(m) => &before[m.end()..],
+    let clause = match CLAUSE_BREAK.find_last(before) {
+        Some(m) => &before[m.end..],
         None => before,
     };
     let clause_clean = NOT_A_DENIAL.replace_all(clause, " ");
@@ -201,7 +199,7 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
     let inside = NOT_A_DENIAL.replace_all(inside, " ");
     let inner_denial = NEGATION
         .find(&inside)
-        .is_some_and(|m| m.start() > 0 && !CLAUSE_BREAK.is_match(&inside[..m.start()]));
+        .is_some_and(|m| m.start > 0 && !CLAUSE_BREAK.is_match(&inside[..m.start]));
     if NEGATION.is_match(&clause_clean) || NEGATION_AFTER.is_match(after) || inner_denial {
         return Some(Reading::Negated);
     }
@@ -331,6 +329,18 @@ mod tests {
             reading("No login is needed, and the worker calls the API.", "calls"),
             None
         );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn word_shaped_patterns_agree_with_unicode(text in crate::ascii_first::sample_texts()) {
+            for p in [
+                &NEGATION, &NEGATION_AFTER, &HYPOTHETICAL, &TODAY, &OTHER_SYSTEM, &PROBLEM,
+                &PERSON_BEFORE, &PERSON_AFTER, &CLAUSE_BREAK,
+            ] {
+                proptest::prop_assert!(p.agrees_on(&text), "{text:?}");
+            }
+        }
     }
 
     #[test]
