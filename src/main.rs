@@ -6,11 +6,6 @@ use gauntlet::run_args::ColorArg;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-// A run makes millions of small, short-lived allocations; mimalloc serves
-// them in far fewer instructions than the system allocator.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     let cli = match gauntlet::cli::Cli::try_parse() {
         Ok(cli) => cli,
