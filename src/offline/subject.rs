@@ -166,13 +166,18 @@ static ROUTE: LazyLock<Regex> = LazyLock::new(|| {
 static URL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\b(?:https?|ftp)://\S+|\bwww\.\S+").unwrap());
 static PERCENT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"%[0-9A-Fa-f]{2}").unwrap());
+/// Markdown syntax a match can cut through: the `](target)` of a link
+/// (also when the cut leaves it unclosed), brackets, emphasis markers and
+/// backslash escapes.
+static MARKUP: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\]\([^)\s]*\)?|[\[\]]|\*+|\\").unwrap());
 
 /// Words that cannot end a subject: a phrase ending in one was cut short.
 const DANGLING: &[&str] = &[
     "a", "an", "the", "for", "to", "of", "on", "in", "at", "by", "with", "from", "into", "onto",
     "until", "via", "over", "and", "or", "its", "their", "our", "each", "every", "any", "all",
     "per", "is", "are", "it", "they", "this", "that", "them", "last", "first", "same", "previous",
-    "latest", "whole", "entire", "next",
+    "latest", "whole", "entire", "next", "own", "new",
 ];
 
 /// A readable subject for a concern's title from the trigger match
@@ -262,6 +267,7 @@ fn code_span_at(text: &str, at: usize) -> Option<&str> {
 fn tidy(s: &str) -> String {
     let s = URL.replace_all(s, " ");
     let s = PERCENT.replace_all(&s, "");
+    let s = MARKUP.replace_all(&s, "");
     // About 60 characters of whole words first, so that what the cut
     // leaves at the end (a dangling "and", half a code span) is tidied too.
     let mut words: Vec<&str> = Vec::new();
@@ -287,14 +293,19 @@ fn tidy(s: &str) -> String {
     if s.matches('(').count() != s.matches(')').count() {
         s = s.replace(['(', ')'], "");
     }
-    s.trim_matches(|c: char| {
-        matches!(
-            c,
-            ',' | '.' | ';' | ':' | '(' | ')' | '-' | '*' | '|' | '"' | '\''
-        )
-    })
-    .trim()
-    .to_string()
+    let s = s
+        .trim_matches(|c: char| {
+            matches!(
+                c,
+                ',' | '.' | ';' | ':' | '(' | ')' | '-' | '*' | '|' | '"' | '\''
+            )
+        })
+        .trim();
+    if s.matches('"').count() % 2 == 1 {
+        s.replace('"', "")
+    } else {
+        s.to_string()
+    }
 }
 
 /// The component named within the few words after byte `from` of `text`:
@@ -389,5 +400,17 @@ mod tests {
             "runs from cron at 14:00 ET on both scheduler hosts `sched-1`"
         );
         assert!(!got.ends_with("and"));
+        // Markdown a match cut through is not part of the subject.
+        let t = "see [why it will not save us](#the-ipvs-mode-will-not-save-us) and **in memory** state";
+        assert_eq!(tidy(t), "see why it will not save us and in memory state");
+        let t = r#"names \"custom-scheduler-1\" and"#;
+        assert_eq!(tidy(t), "names custom-scheduler-1");
+        // "its own" and "a new" are completed to their noun.
+        let t = "The operator implements its own leader election for shards.";
+        let at = t.find("implements").unwrap();
+        assert_eq!(
+            clean(t, at..t.find(" leader").unwrap()),
+            "implements its own leader election"
+        );
     }
 }
