@@ -65,14 +65,7 @@ impl AsciiFirst {
     fn ascii(&self) -> &meta::Regex {
         self.ascii.get_or_init(|| {
             meta::Builder::new()
-                .configure(
-                    meta::Config::new()
-                        .match_kind(regex_automata::MatchKind::LeftmostFirst)
-                        .utf8_empty(false)
-                        .nfa_size_limit(Some(10 * (1 << 20)))
-                        .hybrid_cache_capacity(2 * (1 << 20))
-                        .auto_prefilter(false),
-                )
+                .configure(crate::rule::meta_config(10 * (1 << 20)))
                 .syntax(
                     regex_automata::util::syntax::Config::new()
                         .unicode(false)

@@ -298,14 +298,8 @@ impl std::error::Error for PatternError {}
 /// building a Teddy or Aho-Corasick searcher cost more than they save; that
 /// was most of the time spent compiling a pattern list.
 fn build(hir: &Hir) -> Result<Regex, PatternError> {
-    let config = meta::Config::new()
-        .match_kind(regex_automata::MatchKind::LeftmostFirst)
-        .utf8_empty(false)
-        .nfa_size_limit(Some(1 << 22))
-        .hybrid_cache_capacity(2 * (1 << 20))
-        .auto_prefilter(false);
     meta::Builder::new()
-        .configure(config)
+        .configure(meta_config(1 << 22))
         .build_from_hir(hir)
         .map_err(|e| match e.size_limit() {
             Some(limit) => PatternError(format!(
@@ -313,6 +307,19 @@ fn build(hir: &Hir) -> Result<Regex, PatternError> {
             )),
             None => PatternError(e.to_string()),
         })
+}
+
+/// The configuration `regex::bytes::RegexBuilder` would give a byte regex
+/// (leftmost-first, empty matches anywhere, a 2 MiB lazy-DFA cache) with an
+/// NFA size limit of `size_limit` bytes, without the literal prefilter.
+/// Shared by rule patterns and `AsciiFirst`.
+pub(crate) fn meta_config(size_limit: usize) -> meta::Config {
+    meta::Config::new()
+        .match_kind(regex_automata::MatchKind::LeftmostFirst)
+        .utf8_empty(false)
+        .nfa_size_limit(Some(size_limit))
+        .hybrid_cache_capacity(2 * (1 << 20))
+        .auto_prefilter(false)
 }
 
 /// The parser `compile` uses, for checking a pattern's syntax and reading

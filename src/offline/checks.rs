@@ -410,9 +410,15 @@ fn share_topic(a: &str, b: &str) -> bool {
 /// A delay the design builds in (a polling interval, a batch period, a
 /// cache lifetime) longer than a latency the goals promise.
 fn polling_latency(spec: &Spec) -> Vec<Candidate> {
-    // (line, bound in seconds, as stated, the goal's text, whether only a
-    // delay about the same thing can break it).
-    let goals: Vec<(usize, f64, String, String, bool)> = spec
+    struct Goal {
+        line: usize,
+        secs: f64,
+        stated: String,
+        text: String,
+        /// Only a delay about the same thing can break it ("immediately").
+        same_topic: bool,
+    }
+    let goals: Vec<Goal> = spec
         .lines
         .iter()
         .filter(|l| is_goal(spec, l.number))
@@ -420,12 +426,24 @@ fn polling_latency(spec: &Spec) -> Vec<Candidate> {
             let text = goal_text(spec, l.number);
             if let Some(c) = LATENCY_GOAL.captures(&l.text) {
                 let d = quantity::durations(&c[1]).first()?.value;
-                return Some((l.number, d, c[1].to_string(), text, false));
+                return Some(Goal {
+                    line: l.number,
+                    secs: d,
+                    stated: c[1].to_string(),
+                    text,
+                    same_topic: false,
+                });
             }
             // "enforced the moment", "immediately": no delay at all is
             // promised, but only about what the goal names.
             let m = IMMEDIATE_GOAL.find(&l.text)?;
-            Some((l.number, 1.0, m.as_str().to_string(), text, true))
+            Some(Goal {
+                line: l.number,
+                secs: 1.0,
+                stated: m.as_str().to_string(),
+                text,
+                same_topic: true,
+            })
         })
         .collect();
     if goals.is_empty() {
@@ -440,12 +458,12 @@ fn polling_latency(spec: &Spec) -> Vec<Candidate> {
         for delay in found {
             let broken = goals
                 .iter()
-                .filter(|g| g.1 < delay.secs)
+                .filter(|g| g.secs < delay.secs)
                 .filter(|g| {
-                    FRESHNESS_GOAL.is_match(&g.3)
-                        && (!(delay.same_topic || g.4) || share_topic(&g.3, &l.text))
+                    FRESHNESS_GOAL.is_match(&g.text)
+                        && (!(delay.same_topic || g.same_topic) || share_topic(&g.text, &l.text))
                 })
-                .min_by(|a, b| a.1.total_cmp(&b.1));
+                .min_by(|a, b| a.secs.total_cmp(&b.secs));
             if let Some(g) = broken {
                 out.push(Candidate {
                     first: l.number,
@@ -453,9 +471,9 @@ fn polling_latency(spec: &Spec) -> Vec<Candidate> {
                     what: delay.what.clone(),
                     note: format!(
                         "The goal on line {} promises {} ({}), but {} can be up to {} late (stale for a whole interval).",
-                        g.0,
-                        g.2,
-                        crate::offline::attacker::excerpt(&g.3),
+                        g.line,
+                        g.stated,
+                        crate::offline::attacker::excerpt(&g.text),
                         delay.what,
                         human_secs(delay.secs)
                     ),

@@ -6,8 +6,8 @@
 //! first of equals (the attacker orders a rule's findings with the design
 //! details first). It never merges findings of different rules: two rules
 //! on one element are two classes of gap (a public endpoint with no
-//! authentication and no rate limit); nor findings that name different
-//! components.
+//! authentication and no rate limit); nor, unless they name the same
+//! element, findings that name different components.
 
 use crate::concern::RawConcern;
 use std::collections::BTreeSet;

@@ -248,15 +248,21 @@ pub fn clean(text: &str, range: std::ops::Range<usize>) -> String {
     tidy(&s)
 }
 
+/// Whether byte `at` of `text` is inside a backticked code span (an odd
+/// number of backticks before it).
+fn in_code_span(text: &str, at: usize) -> bool {
+    text.get(..at)
+        .is_some_and(|before| before.matches('`').count() % 2 == 1)
+}
+
 /// The backticked name (a code span without spaces, with its backticks)
 /// that byte `at` of `text` falls in, if any: a match that starts inside `float64` names `float64`,
 /// not the prose up to the next code span ("float64` and stored as `").
 fn code_span_at(text: &str, at: usize) -> Option<&str> {
-    let before = text.get(..at)?;
-    if before.matches('`').count() % 2 == 0 {
+    if !in_code_span(text, at) {
         return None;
     }
-    let open = before.rfind('`')?;
+    let open = text[..at].rfind('`')?;
     let close = at + text.get(at..)?.find('`')?;
     let span = &text[open..=close];
     // Only a name (`float64`, `rate_to_usd`): a long expression is better
@@ -312,7 +318,7 @@ fn tidy(s: &str) -> String {
 /// a backticked name or a capitalised word, as written.
 pub fn named_after(text: &str, from: usize) -> Option<String> {
     let mut rest = text.get(from..)?;
-    if text.get(..from)?.matches('`').count() % 2 == 1 {
+    if in_code_span(text, from) {
         // `from` is inside a code span: what follows its closing backtick.
         rest = rest.get(rest.find('`')? + 1..)?;
     }
