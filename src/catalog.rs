@@ -5,6 +5,7 @@
 use crate::error::DataError;
 use crate::persona::{Persona, PersonaDef};
 use crate::protocol::Protocol;
+use crate::rule::Origin;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -88,7 +89,7 @@ impl Catalog {
     ) -> Result<Catalog, DataError> {
         let mut cat = Catalog::default();
         for (file, text) in EMBEDDED_PERSONAS {
-            cat.add_persona(file, text)?;
+            cat.add_persona(file, text, Origin::Embedded)?;
         }
         for (file, text) in EMBEDDED_PROTOCOLS {
             cat.add_protocol(file, text)?;
@@ -98,7 +99,7 @@ impl Catalog {
             // user files naming the same persona is a mistake: say which.
             let mut from: BTreeMap<String, String> = BTreeMap::new();
             for (file, text) in read_dir_toml(dir)? {
-                let name = cat.add_persona(&file, &text)?;
+                let name = cat.add_persona(&file, &text, Origin::User)?;
                 if let Some(first) = from.insert(name.clone(), file.clone()) {
                     return Err(DataError::Invalid {
                         file,
@@ -116,9 +117,9 @@ impl Catalog {
     }
 
     /// Adds (or overrides) a persona; returns its name.
-    fn add_persona(&mut self, file: &str, text: &str) -> Result<String, DataError> {
+    fn add_persona(&mut self, file: &str, text: &str, origin: Origin) -> Result<String, DataError> {
         let def: PersonaDef = parse_toml(file, text)?;
-        let persona = Persona::from_def(def).map_err(|message| DataError::Invalid {
+        let persona = Persona::from_def(def, origin).map_err(|message| DataError::Invalid {
             file: file.to_string(),
             message: one_line(&message),
         })?;

@@ -1,7 +1,7 @@
 //! A persona: an adversary (or the final boss) with its verbatim prompt for
 //! model providers and its offline rule pack.
 
-use crate::rule::{Rule, RuleDef};
+use crate::rule::{Origin, Rule, RuleDef};
 use crate::trigger_prefilter::TriggerPrefilter;
 use serde::Deserialize;
 
@@ -56,7 +56,9 @@ pub struct Persona {
 }
 
 impl Persona {
-    pub fn from_def(def: PersonaDef) -> Result<Persona, String> {
+    /// Builds a persona; the patterns of a user's file (`Origin::User`) are
+    /// all checked now, an embedded pack's on first use (see `Origin`).
+    pub fn from_def(def: PersonaDef, origin: Origin) -> Result<Persona, String> {
         let is_final_boss = match def.kind.as_str() {
             "adversary" => false,
             "final_boss" => true,
@@ -82,9 +84,11 @@ impl Persona {
         let rules = def
             .rules
             .into_par_iter()
-            .map(Rule::compile)
+            .map(|r| Rule::load(r, origin))
             .collect::<Result<Vec<Rule>, String>>()?;
-        for c in &def.checks {
+        // Final-boss evidence is compiled where it is used; only a user's
+        // patterns need their syntax checked here.
+        for c in def.checks.iter().filter(|_| origin == Origin::User) {
             for p in &c.evidence {
                 crate::rule::compile(p)
                     .map_err(|e| format!("check `{}`: bad pattern `{p}`: {e}", c.id))?;

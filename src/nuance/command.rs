@@ -88,7 +88,7 @@ pub fn run(args: &NuancesArgs, out: &mut dyn Write) -> Result<u8, Error> {
                 {
                     continue;
                 }
-                let Ok(rule) = crate::rule::Rule::compile(c.def.clone()) else {
+                let Ok(rule) = crate::rule::Rule::compile_embedded(c.def.clone()) else {
                     continue;
                 };
                 checks.push(CheckOutcome {
