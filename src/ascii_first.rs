@@ -102,6 +102,35 @@ impl AsciiFirst {
         }
     }
 
+    /// The first match's groups, as `Regex::captures` gives them.
+    pub fn captures<'t>(&self, text: &'t str) -> Option<Groups<'t>> {
+        if text.is_ascii() {
+            let re = self.ascii();
+            let mut caps = re.create_captures();
+            re.captures(text.as_bytes(), &mut caps);
+            caps.is_match().then(|| Groups::of_meta(text, &caps))
+        } else {
+            let c = self.unicode().captures(text)?;
+            Some(Groups::of_regex(text, &c))
+        }
+    }
+
+    /// Every successive non-overlapping match's groups, as
+    /// `Regex::captures_iter` gives them.
+    pub fn captures_iter<'t>(&self, text: &'t str) -> Vec<Groups<'t>> {
+        if text.is_ascii() {
+            self.ascii()
+                .captures_iter(text.as_bytes())
+                .map(|c| Groups::of_meta(text, &c))
+                .collect()
+        } else {
+            self.unicode()
+                .captures_iter(text)
+                .map(|c| Groups::of_regex(text, &c))
+                .collect()
+        }
+    }
+
     /// The last of the successive non-overlapping matches' byte ranges.
     pub fn find_last(&self, text: &str) -> Option<Range<usize>> {
         if text.is_ascii() {
@@ -134,6 +163,76 @@ impl AsciiFirst {
         } else {
             self.unicode().replace_all(text, regex::NoExpand(with))
         }
+    }
+}
+
+/// A match's groups (group 0 is the whole match), from either compilation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Groups<'t> {
+    text: &'t str,
+    spans: Vec<Option<Range<usize>>>,
+}
+
+/// One group of a match: where it is and what it says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group<'t> {
+    text: &'t str,
+    range: Range<usize>,
+}
+
+impl<'t> Groups<'t> {
+    fn of_meta(text: &'t str, caps: &regex_automata::util::captures::Captures) -> Groups<'t> {
+        let spans = (0..caps.group_len())
+            .map(|i| caps.get_group(i).map(|s| s.range()))
+            .collect();
+        Groups { text, spans }
+    }
+
+    fn of_regex(text: &'t str, caps: &regex::Captures<'_>) -> Groups<'t> {
+        let spans = (0..caps.len())
+            .map(|i| caps.get(i).map(|m| m.range()))
+            .collect();
+        Groups { text, spans }
+    }
+
+    /// Group `i`, if it took part in the match.
+    pub fn get(&self, i: usize) -> Option<Group<'t>> {
+        let range = self.spans.get(i)?.clone()?;
+        Some(Group {
+            text: self.text,
+            range,
+        })
+    }
+}
+
+/// The text of group `i`; panics if it did not take part in the match, as
+/// indexing `regex::Captures` does.
+impl std::ops::Index<usize> for Groups<'_> {
+    type Output = str;
+
+    fn index(&self, i: usize) -> &str {
+        match self.spans.get(i) {
+            Some(Some(r)) => &self.text[r.clone()],
+            _ => panic!("no group {i} in this match"),
+        }
+    }
+}
+
+impl<'t> Group<'t> {
+    pub fn as_str(&self) -> &'t str {
+        &self.text[self.range.clone()]
+    }
+
+    pub fn start(&self) -> usize {
+        self.range.start
+    }
+
+    pub fn end(&self) -> usize {
+        self.range.end
+    }
+
+    pub fn range(&self) -> Range<usize> {
+        self.range.clone()
     }
 }
 
@@ -286,6 +385,29 @@ impl AsciiFirst {
 #[cfg(test)]
 mod tests {
     use super::AsciiFirst;
+
+    proptest::proptest! {
+        /// Groups agree with the Unicode compilation's, positions
+        /// included, on ASCII and non-ASCII text alike.
+        #[test]
+        fn captures_agree_with_the_unicode_compilation(text in super::sample_texts()) {
+            static P: AsciiFirst =
+                AsciiFirst::new(r"(?i)\b(every|call|is)\s+(\w+)?(?:\s+(n't|not))?\b");
+            let unicode = P.unicode();
+            let want: Vec<Vec<Option<std::ops::Range<usize>>>> = unicode
+                .captures_iter(&text)
+                .map(|c| (0..c.len()).map(|i| c.get(i).map(|m| m.range())).collect())
+                .collect();
+            let have: Vec<Vec<Option<std::ops::Range<usize>>>> = P
+                .captures_iter(&text)
+                .iter()
+                .map(|g| (0..4).map(|i| g.get(i).map(|g| g.range())).collect())
+                .collect();
+            proptest::prop_assert_eq!(&have, &want);
+            let first = P.captures(&text).map(|g| g[0].to_string());
+            proptest::prop_assert_eq!(first, unicode.captures(&text).map(|c| c[0].to_string()));
+        }
+    }
 
     #[test]
     fn word_shape_keeps_offsets_and_word_boundaries() {

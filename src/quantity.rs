@@ -6,9 +6,8 @@
 //! Pure text functions: no spec structure, no rules, never fails (text that
 //! is not a quantity is simply not returned).
 
-use regex::Regex;
+use crate::ascii_first::AsciiFirst;
 use std::ops::Range;
-use std::sync::LazyLock;
 
 /// One quantity found in a line, with where it was found (byte range).
 #[derive(Debug, Clone, PartialEq)]
@@ -19,32 +18,32 @@ pub struct Found {
     pub text: String,
 }
 
-const NUM: &str = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*([kmb]\b)?";
+/// A number: `1,000`, `3.5`, `40`, with an optional `k`/`m`/`b` suffix
+/// (groups 1 and 2). A macro so the patterns below are `concat!`ed.
+macro_rules! num {
+    () => {
+        r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*([kmb]\b)?"
+    };
+}
 
-static DURATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(
-        r"(?i)\b{NUM}\s*-?\s*(milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|wk)\b"
-    ))
-    .unwrap()
-});
-static SIZE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(
-        r"(?i)\b{NUM}\s*(bytes?|b|kib|kb|mib|mb|gib|gb|tib|tb|pib|pb)\b"
-    ))
-    .unwrap()
-});
-static PER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)^\s*(?:/|per|a|each|every)\s*(second|sec|s|minute|min|hour|hr|h|day|d|week|month)\b",
-    )
-    .unwrap()
-});
-static COUNT_RATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(
-        r"(?i)\b{NUM}\s+(?:[a-z-]+\s*){{0,2}}?(?:/|\bper\b|\ba\b|\beach\b)\s*(second|sec|minute|min|hour|day|week|month)\b"
-    ))
-    .unwrap()
-});
+static DURATION: AsciiFirst = AsciiFirst::new(concat!(
+    r"(?i)\b",
+    num!(),
+    r"\s*-?\s*(milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|wk)\b"
+));
+static SIZE: AsciiFirst = AsciiFirst::new(concat!(
+    r"(?i)\b",
+    num!(),
+    r"\s*(bytes?|b|kib|kb|mib|mb|gib|gb|tib|tb|pib|pb)\b"
+));
+static PER: AsciiFirst = AsciiFirst::new(
+    r"(?i)^\s*(?:/|per|a|each|every)\s*(second|sec|s|minute|min|hour|hr|h|day|d|week|month)\b",
+);
+static COUNT_RATE: AsciiFirst = AsciiFirst::new(concat!(
+    r"(?i)\b",
+    num!(),
+    r"\s+(?:[a-z-]+\s*){0,2}?(?:/|\bper\b|\ba\b|\beach\b)\s*(second|sec|minute|min|hour|day|week|month)\b"
+));
 
 fn number(digits: &str, suffix: Option<&str>) -> Option<f64> {
     let n: f64 = digits.replace(',', "").parse().ok()?;
@@ -89,6 +88,7 @@ fn bytes_of(unit: &str) -> Option<f64> {
 pub fn durations(text: &str) -> Vec<Found> {
     DURATION
         .captures_iter(text)
+        .into_iter()
         .filter_map(|c| {
             let m = c.get(0)?;
             // A bare "m" or "s" after a k/M suffix is ambiguous; require a real unit.
@@ -106,6 +106,7 @@ pub fn durations(text: &str) -> Vec<Found> {
 /// Sizes in bytes ("4 TB", "3.5 MB"), including those that are part of a rate.
 pub fn sizes(text: &str) -> Vec<Found> {
     SIZE.captures_iter(text)
+        .into_iter()
         .filter_map(|c| {
             let m = c.get(0)?;
             let n = number(&c[1], c.get(2).map(|x| x.as_str()))?;
@@ -147,6 +148,7 @@ pub fn size_rates_per_day(text: &str) -> Vec<Found> {
 pub fn count_rates_per_day(text: &str) -> Vec<Found> {
     COUNT_RATE
         .captures_iter(text)
+        .into_iter()
         .filter_map(|c| {
             let m = c.get(0)?;
             // "3.5 MB per day" is a size rate, not a count.

@@ -7,12 +7,11 @@
 //! computed); the attacker then looks for the rule's safeguards as usual.
 //! Never decides alone whether a concern survives.
 
+use crate::ascii_first::{AsciiFirst, Groups};
 use crate::quantity::{self, human_bytes, human_secs};
 use crate::rule::{Check, Rule};
 use crate::spec::{LineKind, SectionRole, Spec};
-use regex::Regex;
 use std::collections::BTreeMap;
-use std::sync::LazyLock;
 
 /// A finding from a check: where, what it is about, what was worked out.
 #[derive(Debug, Clone)]
@@ -89,11 +88,11 @@ fn two_of(spec: &Spec, rule: &Rule) -> Vec<Candidate> {
     }]
 }
 
-static CAPACITY_WORD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(disk|volume|share|provisioned|capacity|storage|quota|drive|nvme|ssd|partition|bucket limit|filesystem)\b").unwrap()
-});
-static PER_ITEM_WORD: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)\b(avg|average|each|per|typical|mean|about|~)").unwrap());
+static CAPACITY_WORD: AsciiFirst = AsciiFirst::new(
+    r"(?i)\b(disk|volume|share|provisioned|capacity|storage|quota|drive|nvme|ssd|partition|bucket limit|filesystem)\b",
+);
+static PER_ITEM_WORD: AsciiFirst =
+    AsciiFirst::new(r"(?i)\b(avg|average|each|per|typical|mean|about|~)");
 
 /// Stored volume per day against a stated capacity: how many days to fill.
 fn capacity(spec: &Spec) -> Vec<Candidate> {
@@ -171,13 +170,13 @@ fn capacity(spec: &Spec) -> Vec<Candidate> {
     out
 }
 
-static EVERY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\bevery\s+(\d+(?:\.\d+)?\s*(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?)|minute|hour|day|night)\b|\b(hourly|daily|nightly)\b").unwrap()
-});
+static EVERY: AsciiFirst = AsciiFirst::new(
+    r"(?i)\bevery\s+(\d+(?:\.\d+)?\s*(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?)|minute|hour|day|night)\b|\b(hourly|daily|nightly)\b",
+);
 
 /// The interval an `EVERY` match states, as text `quantity::durations`
 /// reads: "every hour" and "hourly" are one hour.
-fn interval_text(every: &regex::Captures) -> String {
+fn interval_text(every: &Groups) -> String {
     let t = every
         .get(1)
         .or_else(|| every.get(2))
@@ -190,10 +189,8 @@ fn interval_text(every: &regex::Captures) -> String {
         _ => t,
     }
 }
-static RUN_TAKES: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(takes?|lasts?|runs? for|duration|completes? in|finishes in|needs?)\b")
-        .unwrap()
-});
+static RUN_TAKES: AsciiFirst =
+    AsciiFirst::new(r"(?i)\b(takes?|lasts?|runs? for|duration|completes? in|finishes in|needs?)\b");
 
 /// A scheduled job that takes longer than its interval.
 fn job_overlap(spec: &Spec) -> Vec<Candidate> {
@@ -212,7 +209,7 @@ fn job_overlap(spec: &Spec) -> Vec<Candidate> {
             let Some(t) = RUN_TAKES.find(text) else {
                 continue;
             };
-            if let Some(d) = quantity::durations(&text[t.start()..])
+            if let Some(d) = quantity::durations(&text[t.start..])
                 .into_iter()
                 .find(|d| d.value > interval)
             {
@@ -232,30 +229,28 @@ fn job_overlap(spec: &Spec) -> Vec<Candidate> {
     out
 }
 
-static POLL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(poll\w*|re-?fetch\w*|fetch\w*|refresh\w*|sync\w*|check\w*|crawl\w*|uploads?|uploaded|pulls?|pulled|recomput\w*|rebuil\w*|regenerat\w*|publish\w*)\b").unwrap()
-});
+static POLL: AsciiFirst = AsciiFirst::new(
+    r"(?i)\b(poll\w*|re-?fetch\w*|fetch\w*|refresh\w*|sync\w*|check\w*|crawl\w*|uploads?|uploaded|pulls?|pulled|recomput\w*|rebuil\w*|regenerat\w*|publish\w*)\b",
+);
 /// Periodic work other than polling whose period delays what it produces.
-static PERIODIC: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(batch(?:es|ed)?|jobs?|runs?|aggregat\w*|exports?|exported|digests?|reports?|snapshots?|scans?|reconcil\w*|imports?|imported|rollups?|recalculat\w*|evaluat\w*)\b").unwrap()
-});
+static PERIODIC: AsciiFirst = AsciiFirst::new(
+    r"(?i)\b(batch(?:es|ed)?|jobs?|runs?|aggregat\w*|exports?|exported|digests?|reports?|snapshots?|scans?|reconcil\w*|imports?|imported|rollups?|recalculat\w*|evaluat\w*)\b",
+);
 /// "a 6-hour crawl interval", "a 15-minute refresh cycle".
-static INTERVAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(\d+(?:\.\d+)?\s*-?\s*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?))\s+(?:[a-z-]+\s+){0,2}(?:interval|cadence|cycle|schedule|window)s?\b").unwrap()
-});
+static INTERVAL: AsciiFirst = AsciiFirst::new(
+    r"(?i)\b(\d+(?:\.\d+)?\s*-?\s*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?))\s+(?:[a-z-]+\s+){0,2}(?:interval|cadence|cycle|schedule|window)s?\b",
+);
 /// How long a copy is served: "cached by the CDN for 7 days", "a TTL of 6 hours".
-static CACHED_FOR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:cached|caches?|ttls?|max-age|stale)\b[^.;:]{0,60}?\b(?:for|of|=|up to)\s+(\d+(?:\.\d+)?\s*-?\s*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|weeks?))\b").unwrap()
-});
-static LATENCY_GOAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:\b(?:within|under|below|less than|at most|no more than|no later than|in)\s+|(?:<=?|\x{2264})\s*|\bp\d{2}\s*(?:of|is|at|:)?\s*)(\d+(?:\.\d+)?\s*(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|hours?|h))\b").unwrap()
-});
-static IMMEDIATE_GOAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:the moment|immediately|instantly|in real[- ]time|as soon as)\b").unwrap()
-});
+static CACHED_FOR: AsciiFirst = AsciiFirst::new(
+    r"(?i)\b(?:cached|caches?|ttls?|max-age|stale)\b[^.;:]{0,60}?\b(?:for|of|=|up to)\s+(\d+(?:\.\d+)?\s*-?\s*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|weeks?))\b",
+);
+static LATENCY_GOAL: AsciiFirst = AsciiFirst::new(
+    r"(?i)(?:\b(?:within|under|below|less than|at most|no more than|no later than|in)\s+|(?:<=?|≤)\s*|\bp\d{2}\s*(?:of|is|at|:)?\s*)(\d+(?:\.\d+)?\s*(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|hours?|h))\b",
+);
+static IMMEDIATE_GOAL: AsciiFirst =
+    AsciiFirst::new(r"(?i)\b(?:the moment|immediately|instantly|in real[- ]time|as soon as)\b");
 /// `Cache-Control: max-age=604800`: seconds.
-static MAX_AGE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)\bmax-age\s*=\s*(\d{1,9})\b").unwrap());
+static MAX_AGE: AsciiFirst = AsciiFirst::new(r"(?i)\bmax-age\s*=\s*(\d{1,9})\b");
 
 /// A goal's whole sentence when a list item wraps onto several lines: the
 /// line and the lines before it back to the item's start.
@@ -281,9 +276,9 @@ fn goal_text(spec: &Spec, n: usize) -> String {
 
 /// A goal about how soon a change is seen (not how fast a request is
 /// answered): a cache or a batch period can break only these.
-static FRESHNESS_GOAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(visible|appear\w*|show(?:s|n)? up|reflect\w*|propagat\w*|vanish\w*|disappear\w*|removed|revoked|deleted|updated|fresh\w*|up to date|current|seen?|available|alert\w*|detect\w*|notif\w*|enforc\w*|take effect|takes effect|arriv\w*|land|lands|reach(?:es|ed)?|live|applied|in effect|delivered|sent|receiv\w*|picked up)\b").unwrap()
-});
+static FRESHNESS_GOAL: AsciiFirst = AsciiFirst::new(
+    r"(?i)\b(visible|appear\w*|show(?:s|n)? up|reflect\w*|propagat\w*|vanish\w*|disappear\w*|removed|revoked|deleted|updated|fresh\w*|up to date|current|seen?|available|alert\w*|detect\w*|notif\w*|enforc\w*|take effect|takes effect|arriv\w*|land|lands|reach(?:es|ed)?|live|applied|in effect|delivered|sent|receiv\w*|picked up)\b",
+);
 
 /// A delay the design builds in, on one line: how long, stated how, and
 /// whether the goal it breaks must be about the same thing.
@@ -312,7 +307,7 @@ fn delays(text: &str) -> Vec<Delay> {
             } else if let Some(w) = PERIODIC.find(text) {
                 out.push(Delay {
                     secs,
-                    what: format!("{} every {stated}", w.as_str().to_lowercase()),
+                    what: format!("{} every {stated}", text[w].to_lowercase()),
                     same_topic: true,
                 });
             }
@@ -347,9 +342,9 @@ fn delays(text: &str) -> Vec<Delay> {
     out
 }
 
-static INTERVAL_HEADER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\W*(?:(?:poll(?:ing)?|refresh|sync|crawl|check|update)\s+)?(?:interval|frequency|period|cadence|every|ttl|refresh(?: rate)?)\W*$").unwrap()
-});
+static INTERVAL_HEADER: AsciiFirst = AsciiFirst::new(
+    r"(?i)^\W*(?:(?:poll(?:ing)?|refresh|sync|crawl|check|update)\s+)?(?:interval|frequency|period|cadence|every|ttl|refresh(?: rate)?)\W*$",
+);
 
 /// A row of a table whose column is an interval ("| In transit | 15 min |"
 /// under "| State | Interval |"): the period it states, as a delay. Read as
@@ -440,7 +435,7 @@ fn polling_latency(spec: &Spec) -> Vec<Candidate> {
             Some(Goal {
                 line: l.number,
                 secs: 1.0,
-                stated: m.as_str().to_string(),
+                stated: l.text[m].to_string(),
                 text,
                 same_topic: true,
             })
@@ -485,9 +480,9 @@ fn polling_latency(spec: &Spec) -> Vec<Candidate> {
     out
 }
 
-static CALLS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"`?\b([A-Z][\w-]+)\b`?(?:'s)?(?:\s+(?:service|then|in turn|also|synchronously|directly))*\s+calls\s+(?:the\s+)?`?\b([A-Z][\w-]+)\b").unwrap()
-});
+static CALLS: AsciiFirst = AsciiFirst::new(
+    r"`?\b([A-Z][\w-]+)\b`?(?:'s)?(?:\s+(?:service|then|in turn|also|synchronously|directly))*\s+calls\s+(?:the\s+)?`?\b([A-Z][\w-]+)\b",
+);
 
 /// Service A calls B and B calls A.
 fn call_cycle(spec: &Spec) -> Vec<Candidate> {
@@ -518,12 +513,12 @@ fn call_cycle(spec: &Spec) -> Vec<Candidate> {
     out
 }
 
-static NEVER_STORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:never|not|no longer|don't|do not|does not|won't|will not)\s+(?:\w+\s+)?(?:persist|store|keep|log|retain|save|record|collect)\w*\s+([^.;]{3,80})").unwrap()
-});
-static STORE_CUE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(column|table|stored?|stores|holds?|persist\w*|saved?|keeps?|kept|writes?|written|logs?|logged|retain\w*|text|varchar|blob|jsonb?)\b").unwrap()
-});
+static NEVER_STORE: AsciiFirst = AsciiFirst::new(
+    r"(?i)\b(?:never|not|no longer|don't|do not|does not|won't|will not)\s+(?:\w+\s+)?(?:persist|store|keep|log|retain|save|record|collect)\w*\s+([^.;]{3,80})",
+);
+static STORE_CUE: AsciiFirst = AsciiFirst::new(
+    r"(?i)\b(column|table|stored?|stores|holds?|persist\w*|saved?|keeps?|kept|writes?|written|logs?|logged|retain\w*|text|varchar|blob|jsonb?)\b",
+);
 const STOP: &[&str] = &[
     "the", "and", "any", "our", "their", "from", "with", "only", "user", "users", "data", "them",
     "this", "that", "other", "more", "than", "into", "also", "ever",
