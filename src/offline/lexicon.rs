@@ -143,9 +143,12 @@ impl Lexicon {
         }
         // " s1 s2 s3 " with the offset of each token's first byte, and
         // each token's span in `text`.
-        let mut norm = String::from(" ");
-        let mut starts = Vec::new();
-        let mut toks: Vec<Range<usize>> = Vec::new();
+        // Sized up front: a stem is never longer than its word, and each
+        // token adds one space (growing these was a tenth of a large run).
+        let mut norm = String::with_capacity(text.len() + text.len() / 2 + 2);
+        norm.push(' ');
+        let mut starts = Vec::with_capacity(text.len() / 3 + 1);
+        let mut toks: Vec<Range<usize>> = Vec::with_capacity(text.len() / 3 + 1);
         for_each_stem(text, |stem, span| {
             starts.push(norm.len());
             norm.push_str(stem);
