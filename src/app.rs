@@ -37,12 +37,29 @@ pub fn run_spec(
     events: &(dyn Fn(Event) + Send + Sync),
     color: bool,
 ) -> Result<u8, Error> {
-    let config = Config::from_args(&args.run)?;
+    // Loading the packs and reading a spec file are independent: side by
+    // side, with errors reported in the order a user reads the flags. Stdin
+    // and special files are read after, as before: they may block, and a
+    // bad flag must not wait for them.
+    let load = || crate::input::load(args.spec.as_deref(), args.run.max_bytes);
+    let regular_file = args
+        .spec
+        .as_deref()
+        .filter(|p| *p != std::path::Path::new("-"))
+        .and_then(|p| std::fs::metadata(p).ok())
+        .is_some_and(|m| m.is_file());
+    let (config, early) = if regular_file {
+        let (c, l) = rayon::join(|| Config::from_args(&args.run), load);
+        (c, Some(l))
+    } else {
+        (Config::from_args(&args.run), None)
+    };
+    let config = config?;
     if let Some(path) = &args.report {
         crate::output_file::check(path)
             .map_err(|e| crate::error::UsageError::Invalid(format!("--report: {e}")))?;
     }
-    let loaded = crate::input::load(args.spec.as_deref(), args.run.max_bytes)?;
+    let loaded = early.unwrap_or_else(load)?;
     for w in &loaded.warnings {
         events(Event::Warning(w.clone()));
     }
