@@ -297,6 +297,75 @@ mod tests {
         assert!(compile(r"\bcaf\b").unwrap().find(b"caf-x").is_some());
     }
 
+    /// A tree with `A-Z` taken out of every byte class: patterns are matched
+    /// on lowercased text, where no class can meet an upper-case letter
+    /// (`lowercase_literals` turns a spelled-out `A-Z` into `a-z`).
+    fn no_upper(hir: &Hir) -> Hir {
+        use regex_syntax::hir::{Capture, Class, ClassBytes, ClassBytesRange, HirKind, Repetition};
+        match hir.kind() {
+            HirKind::Class(Class::Bytes(c)) => {
+                let mut c = c.clone();
+                c.difference(&ClassBytes::new([ClassBytesRange::new(b'A', b'Z')]));
+                Hir::class(Class::Bytes(c))
+            }
+            HirKind::Repetition(r) => Hir::repetition(Repetition {
+                sub: Box::new(no_upper(&r.sub)),
+                ..r.clone()
+            }),
+            HirKind::Capture(c) => Hir::capture(Capture {
+                sub: Box::new(no_upper(&c.sub)),
+                ..c.clone()
+            }),
+            HirKind::Concat(hs) => Hir::concat(hs.iter().map(no_upper).collect()),
+            HirKind::Alternation(hs) => Hir::alternation(hs.iter().map(no_upper).collect()),
+            _ => hir.clone(),
+        }
+    }
+
+    /// `parse` reads `\\w`, `\\b`, `\\d` and `\\s` as ASCII (Unicode off), the
+    /// same trees as `asciify` spells out, which take longer to parse.
+    #[test]
+    fn parsing_gives_the_ascii_classes_asciify_spells_out() {
+        let mut cat = crate::catalog::Catalog::builtin().unwrap();
+        let set = crate::nuance::load(&Default::default()).unwrap().unwrap();
+        crate::nuance::check::extend_catalog(&mut cat, &set).unwrap();
+        let spelled = |p: &str| {
+            regex_syntax::ParserBuilder::new()
+                .unicode(false)
+                .utf8(false)
+                .build()
+                .parse(&lowercase_literals(&asciify(p)))
+                .unwrap()
+        };
+        let mut checked = 0;
+        for d in cat.personas.values().flat_map(|p| &p.rules).map(|r| &r.def) {
+            for p in [
+                &d.triggers,
+                &d.exclude,
+                &d.safeguards,
+                &d.requires,
+                &d.near,
+                &d.goals,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                assert_eq!(
+                    no_upper(&parse(p).unwrap()),
+                    no_upper(&spelled(p)),
+                    "rule `{}`: `{p}`",
+                    d.id
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+        // The premise: a shorthand does parse to the spelled-out class.
+        let all = r"\w\b\W\s\d[\w-]";
+        assert_eq!(no_upper(&parse(all).unwrap()), no_upper(&spelled(all)));
+        assert_ne!(parse(r"\w").unwrap(), parse(r"\d").unwrap());
+    }
+
     #[test]
     fn asciify_rewrites_shorthands_outside_and_inside_classes() {
         assert_eq!(asciify(r"\w+"), "[0-9A-Za-z_]+");
@@ -323,9 +392,11 @@ pub struct Rule {
 }
 
 /// Rewrites Unicode-aware shorthands (`\w`, `\b`, `\d`, `\s`) to their
-/// ASCII forms. Rule patterns are English keywords, and the Unicode classes
-/// (times case folding) make each compiled pattern many times larger and
-/// slower to build: the whole catalog compiled in half a second with them.
+/// ASCII forms, for a pattern compiled with Unicode on (a `regex::Regex`).
+/// Rule patterns are English keywords, and the Unicode classes (times case
+/// folding) make each compiled pattern many times larger and slower to
+/// build. `parse` needs no rewriting: with Unicode off the shorthands are
+/// ASCII already, and the spelled-out classes took a sixth longer to parse.
 pub(crate) fn asciify(pattern: &str) -> String {
     let mut out = String::with_capacity(pattern.len() + 16);
     let mut chars = pattern.chars().peekable();
@@ -458,13 +529,14 @@ pub(crate) fn meta_config(size_limit: usize) -> meta::Config {
 }
 
 /// The parser `compile` uses, for checking a pattern's syntax and reading
-/// its literals without compiling it.
+/// its literals without compiling it. Unicode is off: `\w`, `\b`, `\d` and
+/// `\s` are ASCII (`parsing_gives_the_ascii_classes_asciify_spells_out`).
 fn parse(pattern: &str) -> Result<Hir, Box<regex_syntax::Error>> {
     regex_syntax::ParserBuilder::new()
         .unicode(false)
         .utf8(false)
         .build()
-        .parse(&lowercase_literals(&asciify(pattern)))
+        .parse(&lowercase_literals(pattern))
         .map_err(Box::new)
 }
 
