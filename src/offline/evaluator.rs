@@ -35,7 +35,7 @@ use crate::rule::Rule;
 use crate::spec::{LineKind, SectionRole, Spec};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Standard {
@@ -112,16 +112,12 @@ fn scope(
 
 /// The components a concern is about: names on its lines (Postgres,
 /// `orders`, /events), else the design element the rule matched. Computed
-/// once per concern and spec (see `with_cache`): the three evaluators and
+/// once per concern and spec (see `cache_for`): the three evaluators and
 /// the rebuttal all ask, and a concern may span a whole section.
-pub fn topic(spec: &Spec, concern: &Concern) -> Rc<Vec<String>> {
-    let key = concern_key(concern);
-    if let Some(found) = with_cache(spec, |c| c.topics.get(&key).cloned()) {
-        return found;
-    }
-    let found = Rc::new(compute_topic(spec, concern));
-    with_cache(spec, |c| c.topics.insert(key, found.clone()));
-    found
+pub fn topic(spec: &Spec, concern: &Concern) -> Arc<Vec<String>> {
+    once(&cache_for(spec).topics, concern_key(concern), || {
+        compute_topic(spec, concern)
+    })
 }
 
 fn compute_topic(spec: &Spec, concern: &Concern) -> Vec<String> {
@@ -184,14 +180,10 @@ pub fn names_topic(spec: &Spec, n: usize, terms: &[String]) -> bool {
 /// Stems of the concern's own lines and subject: what a blanket policy
 /// must be about to answer it. A set: callers only ask whether a word is
 /// among them, and a concern spanning a huge section has many.
-pub fn concern_stems(spec: &Spec, concern: &Concern) -> Rc<HashSet<String>> {
-    let key = concern_key(concern);
-    if let Some(found) = with_cache(spec, |c| c.stems.get(&key).cloned()) {
-        return found;
-    }
-    let found = Rc::new(compute_concern_stems(spec, concern));
-    with_cache(spec, |c| c.stems.insert(key, found.clone()));
-    found
+pub fn concern_stems(spec: &Spec, concern: &Concern) -> Arc<HashSet<String>> {
+    once(&cache_for(spec).stems, concern_key(concern), || {
+        compute_concern_stems(spec, concern)
+    })
 }
 
 fn compute_concern_stems(spec: &Spec, concern: &Concern) -> HashSet<String> {
@@ -365,48 +357,56 @@ fn concern_key(concern: &Concern) -> ConcernKey {
     (concern.lines, concern.subject.clone())
 }
 
-/// What the evaluators compute once per spec (see `with_cache`).
+/// Values computed once per key, each behind its own cell: the map is
+/// locked only to find the cell, so threads voting on different concerns
+/// compute in parallel, and two asking for one key compute it once.
+type Cells<K, V> = Mutex<HashMap<K, Arc<OnceLock<Arc<V>>>>>;
+
+/// What the evaluators compute once per spec (see `cache_for`).
 #[derive(Default)]
 struct SpecCache {
-    id: Option<(String, usize)>,
-    rules: HashMap<CacheKey, Rc<Vec<Evidence>>>,
-    blanket: Rc<Vec<Blanket>>,
-    topics: HashMap<ConcernKey, Rc<Vec<String>>>,
-    stems: HashMap<ConcernKey, Rc<HashSet<String>>>,
+    rules: Cells<CacheKey, Vec<Evidence>>,
+    blanket: OnceLock<Arc<Vec<Blanket>>>,
+    topics: Cells<ConcernKey, Vec<String>>,
+    stems: Cells<ConcernKey, HashSet<String>>,
 }
 
-thread_local! {
-    /// Per-thread caches for the spec being judged: the whole-document
-    /// evidence of each rule and the blanket-policy lines. Cleared when
-    /// another spec comes along, so a batch review holds one spec's worth.
-    static CACHE: std::cell::RefCell<SpecCache> = Default::default();
+/// The value of `key`, computed by `f` on first use. `f` must not use
+/// rayon: a thread waiting on a cell another thread is filling must not
+/// be handed that thread's work.
+fn once<K: std::hash::Hash + Eq, V>(cells: &Cells<K, V>, key: K, f: impl FnOnce() -> V) -> Arc<V> {
+    let cell = {
+        let mut map = cells.lock().unwrap_or_else(|e| e.into_inner());
+        map.entry(key).or_default().clone()
+    };
+    cell.get_or_init(|| Arc::new(f())).clone()
 }
 
-fn with_cache<T>(spec: &Spec, f: impl FnOnce(&mut SpecCache) -> T) -> T {
-    CACHE.with(|c| {
-        let mut c = c.borrow_mut();
-        let id = (spec.sha256.clone(), spec.lines.len());
-        if c.id.as_ref() != Some(&id) {
-            c.id = Some(id);
-            c.rules.clear();
-            c.topics.clear();
-            c.stems.clear();
-            c.blanket = std::rc::Rc::new(
-                evidence::blanket_lines(spec)
-                    .into_iter()
-                    .map(|n| {
-                        let text = &spec.lines[n - 1].text;
-                        Blanket {
-                            line: n,
-                            universal: evidence::is_universal(text),
-                            subject: evidence::blanket_subject(text),
-                        }
-                    })
-                    .collect(),
-            );
-        }
-        f(&mut c)
-    })
+/// Specs whose caches are kept: a batch review judges a few specs at once
+/// (one per worker), and an older spec's cache is only rebuilt if asked for
+/// again.
+const CACHED_SPECS: usize = 16;
+
+/// The caches of the specs judged most recently, shared by every thread:
+/// the three evaluators vote on each concern in parallel, and per-thread
+/// caches made each thread read the whole document again.
+static CACHES: Mutex<Vec<(SpecId, Arc<SpecCache>)>> = Mutex::new(Vec::new());
+
+/// A spec as the caches know it: its SHA-256 and its number of lines.
+type SpecId = (String, usize);
+
+fn cache_for(spec: &Spec) -> Arc<SpecCache> {
+    let mut caches = CACHES.lock().unwrap_or_else(|e| e.into_inner());
+    let id = (spec.sha256.as_str(), spec.lines.len());
+    if let Some((_, c)) = caches.iter().find(|((h, n), _)| (h.as_str(), *n) == id) {
+        return c.clone();
+    }
+    if caches.len() >= CACHED_SPECS {
+        caches.remove(0);
+    }
+    let c = Arc::new(SpecCache::default());
+    caches.push(((spec.sha256.clone(), spec.lines.len()), c.clone()));
+    c
 }
 
 /// Every mention of the rule's safeguards (and synonyms) in the document,
@@ -416,7 +416,7 @@ fn document_evidence(
     adversary: &str,
     rule: &Rule,
     synonyms: &[&Lexicon],
-) -> std::rc::Rc<Vec<Evidence>> {
+) -> Arc<Vec<Evidence>> {
     // The rule's patterns are part of the key: two catalogs (built-in and
     // `--personas-dir`) may hold different rules under one id.
     let key = (
@@ -430,22 +430,31 @@ fn document_evidence(
             rule.def.missing
         ),
     );
-    if let Some(found) = with_cache(spec, |c| c.rules.get(&key).cloned()) {
-        return found;
-    }
-    let found = std::rc::Rc::new(evidence::find_with(
-        spec,
-        &rule.safeguards,
-        synonyms,
-        1..spec.lines.len() + 1,
-    ));
-    with_cache(spec, |c| c.rules.insert(key, found.clone()));
-    found
+    once(&cache_for(spec).rules, key, || {
+        evidence::find_with(spec, &rule.safeguards, synonyms, 1..spec.lines.len() + 1)
+    })
 }
 
 /// The blanket-policy lines of the spec (cached per spec).
-pub(crate) fn blanket_lines(spec: &Spec) -> std::rc::Rc<Vec<Blanket>> {
-    with_cache(spec, |c| c.blanket.clone())
+pub(crate) fn blanket_lines(spec: &Spec) -> Arc<Vec<Blanket>> {
+    cache_for(spec)
+        .blanket
+        .get_or_init(|| {
+            Arc::new(
+                evidence::blanket_lines(spec)
+                    .into_iter()
+                    .map(|n| {
+                        let text = &spec.lines[n - 1].text;
+                        Blanket {
+                            line: n,
+                            universal: evidence::is_universal(text),
+                            subject: evidence::blanket_subject(text),
+                        }
+                    })
+                    .collect(),
+            )
+        })
+        .clone()
 }
 
 /// The evidence one evaluator standard finds for a concern: mentions of
@@ -705,5 +714,49 @@ pub fn vote(spec: &Spec, catalog: &Catalog, standard: Standard, concern: &Concer
             standard.describe()
         ),
         cites: concern_cites,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn a_cell_is_computed_once_however_many_threads_ask() {
+        let cells: Cells<u8, usize> = Mutex::new(HashMap::new());
+        let calls = AtomicUsize::new(0);
+        let got: Vec<Arc<usize>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| {
+                    s.spawn(|| {
+                        once(&cells, 1, || {
+                            std::thread::sleep(std::time::Duration::from_millis(20));
+                            calls.fetch_add(1, Ordering::SeqCst) + 100
+                        })
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        assert!(got.iter().all(|g| Arc::ptr_eq(g, &got[0]) && **g == 100));
+        // Another key is another computation.
+        assert_eq!(*once(&cells, 2, || 7), 7);
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn the_shared_cache_keeps_a_bounded_number_of_specs() {
+        let specs: Vec<Spec> = (0..CACHED_SPECS + 4)
+            .map(|i| Spec::parse(None, format!("# Spec {i}\n\nEvery call has a timeout.\n")))
+            .collect();
+        let first = cache_for(&specs[0]);
+        assert!(Arc::ptr_eq(&first, &cache_for(&specs[0])));
+        for s in &specs {
+            cache_for(s);
+        }
+        assert!(CACHES.lock().unwrap().len() <= CACHED_SPECS);
+        assert!(!Arc::ptr_eq(&first, &cache_for(&specs[1])));
     }
 }

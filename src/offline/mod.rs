@@ -91,8 +91,12 @@ impl Evaluator for OfflineEvaluator {
         let out: Vec<_> = batches
             .par_iter()
             .map(|batch| {
+                // Concerns in parallel too (rayon keeps their order): a
+                // batch is often the whole run, and a vote on a large spec
+                // reads the whole document (once per rule and spec: the
+                // evaluators' cache is shared by all threads).
                 let votes: BatchVotes = batch
-                    .iter()
+                    .par_iter()
                     .map(|c| {
                         (
                             c.id.clone(),
