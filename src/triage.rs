@@ -379,7 +379,11 @@ pub fn decide(s: &Signals) -> (Level, Vec<String>, f64) {
 
 /// The assessment for a spec under a request.
 pub fn assess(spec: &Spec, technologies: &[String], request: &Request) -> Assessment {
-    let signals = signals(spec, technologies);
+    assess_signals(signals(spec, technologies), request)
+}
+
+/// The assessment for a spec's signals under a request.
+fn assess_signals(signals: Signals, request: &Request) -> Assessment {
     match request.level {
         Some(level) => Assessment {
             level,
@@ -429,7 +433,12 @@ pub const QUICK_ADVERSARIES: usize = 2;
 
 /// The assessment of a spec under a run's options.
 pub fn assess_run(options: &RunOptions, spec: &Spec) -> Assessment {
-    assess(spec, &technologies(options, spec), &options.complexity)
+    // Two independent passes over the spec, side by side: on a large spec
+    // each takes milliseconds, and the attack waits for the level.
+    let (technologies, mut signals) =
+        rayon::join(|| technologies(options, spec), || signals(spec, &[]));
+    signals.integrations.splice(0..0, technologies);
+    assess_signals(signals, &options.complexity)
 }
 
 /// The run options at a level: `quick` keeps the adversaries the spec is

@@ -47,7 +47,14 @@ pub struct Detector {
     automaton: Option<AhoCorasick>,
     /// Per pattern: (technology index, identifier).
     patterns: Vec<(usize, String)>,
+    /// The last spec's detections, by its SHA-256 and length: triage, the
+    /// verdict's nuance report and the prompts' checklist all ask about
+    /// the spec being run, and on a large spec the pass is not free.
+    last: std::sync::Arc<std::sync::Mutex<Option<Remembered>>>,
 }
+
+/// A spec (SHA-256 and length) and what was detected in it.
+type Remembered = ((String, usize), Vec<Detection>);
 
 fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
@@ -75,6 +82,7 @@ impl Detector {
         Detector {
             automaton,
             patterns,
+            last: Default::default(),
         }
     }
 
@@ -132,8 +140,18 @@ impl Detector {
         out
     }
 
+    /// `detect_text` on the spec, remembered for the next call on it.
     pub fn detect(&self, spec: &crate::spec::Spec) -> Vec<Detection> {
-        self.detect_text(&spec.text)
+        let id = (spec.sha256.clone(), spec.text.len());
+        let lock = || self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((seen, found)) = &*lock()
+            && *seen == id
+        {
+            return found.clone();
+        }
+        let found = self.detect_text(&spec.text);
+        *lock() = Some((id, found.clone()));
+        found
     }
 }
 
@@ -151,6 +169,25 @@ mod tests {
             .into_iter()
             .map(|d| set.technologies[d.technology].name.clone())
             .collect()
+    }
+
+    #[test]
+    fn a_remembered_detection_is_only_reused_for_the_same_spec() {
+        let set = builtin();
+        let spec = |t: &str| crate::spec::Spec::parse(None, t.to_string());
+        let of = |s: &crate::spec::Spec| -> Vec<String> {
+            set.detector()
+                .detect(s)
+                .into_iter()
+                .map(|d| set.technologies[d.technology].name.clone())
+                .collect()
+        };
+        let redis = spec("Sessions live in Redis.\n");
+        let kafka = spec("Events go to Kafka.\n");
+        assert_eq!(of(&redis), ["Redis"]);
+        assert_eq!(of(&redis), ["Redis"]);
+        assert_eq!(of(&kafka), ["Kafka"]);
+        assert_eq!(of(&redis), ["Redis"]);
     }
 
     #[test]
