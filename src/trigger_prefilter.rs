@@ -1,57 +1,83 @@
 //! One pass over a spec's lines that tells, for every rule of a pack, which
 //! lines its triggers could match at all.
 //!
-//! Each rule knows literals one of which every trigger match contains
-//! (`Rule::trigger_literals`, read from the patterns' syntax). All of a
-//! pack's literals go into one Aho-Corasick automaton; a line is a
-//! candidate for a rule when one of the rule's literals occurs in it. The
-//! attacker then runs the rule's regexes on its candidate lines only,
-//! instead of every regex on every line: the same matches, since a line
-//! without any of the literals cannot match. Rules without literals (and
-//! rules run by a built-in check) have every line as a candidate.
+//! Each rule knows what a line must hold for one of its trigger patterns to
+//! match (`Rule::trigger_needs`, read from the patterns' syntax): for each
+//! part of a pattern, literals one of which the line holds, some at a word
+//! start. All of a pack's literals go into one Aho-Corasick automaton; a
+//! line is a candidate for a rule when it meets every part of one of the
+//! rule's patterns. The attacker then compiles and runs the rule's regexes
+//! on its candidate lines only: the same matches, since a line that misses
+//! a part cannot match. Rules without needs (and rules run by a built-in
+//! check) have every line as a candidate.
 //!
 //! Linear in the text: matches are reported overlapping (a literal inside
 //! another one's match must not be missed), and at one position at most as
 //! many literals end as the pack has, a bound that does not grow with the
 //! input.
 
-use crate::rule::Rule;
+use crate::rule::{Rule, is_word_byte};
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 #[derive(Debug, Clone)]
 pub struct TriggerPrefilter {
     ac: Option<AhoCorasick>,
-    /// Per automaton pattern: the rules (indices) whose literal it is.
-    owners: Vec<Vec<usize>>,
-    /// Per rule: whether its candidates are filtered at all.
-    filtered: Vec<bool>,
+    /// Per automaton pattern: the rules' pattern parts it meets.
+    owners: Vec<Vec<Owner>>,
+    /// Per rule: `None` when every line is a candidate, else the number of
+    /// groups of each of its trigger patterns.
+    groups: Vec<Option<Vec<u16>>>,
     /// The ids of the rules it was built for, in order.
     ids: Vec<String>,
+}
+
+/// One part of one rule's trigger pattern that a literal meets.
+#[derive(Debug, Clone, Copy)]
+struct Owner {
+    rule: u32,
+    pattern: u16,
+    group: u16,
+    /// Only where the literal starts a word.
+    word_start: bool,
 }
 
 impl TriggerPrefilter {
     pub fn new(rules: &[Rule]) -> TriggerPrefilter {
         let mut literals: Vec<&[u8]> = Vec::new();
-        let mut owners: Vec<Vec<usize>> = Vec::new();
+        let mut owners: Vec<Vec<Owner>> = Vec::new();
         let mut index: std::collections::HashMap<&[u8], usize> = Default::default();
-        let mut filtered = Vec::with_capacity(rules.len());
+        let mut groups = Vec::with_capacity(rules.len());
         for (i, rule) in rules.iter().enumerate() {
-            let lits = match (&rule.trigger_literals, rule.def.check) {
-                (Some(l), None) => l,
+            let needs = match (&rule.trigger_needs, rule.def.check, u32::try_from(i)) {
+                (Some(n), None, Ok(i)) if !n.is_empty() => (n, i),
                 _ => {
-                    filtered.push(false);
+                    groups.push(None);
                     continue;
                 }
             };
-            filtered.push(true);
-            for l in lits {
-                let k = *index.entry(l.as_slice()).or_insert_with(|| {
-                    literals.push(l);
+            let (needs, rule_index) = needs;
+            let patterns = needs
+                .iter()
+                .map(|n| usize::from(n.pattern) + 1)
+                .max()
+                .unwrap_or(0);
+            let mut counts = vec![0u16; patterns];
+            for n in needs.iter() {
+                let c = &mut counts[usize::from(n.pattern)];
+                *c = (*c).max(n.group + 1);
+                let k = *index.entry(&n.bytes[..]).or_insert_with(|| {
+                    literals.push(&n.bytes[..]);
                     owners.push(Vec::new());
                     literals.len() - 1
                 });
-                owners[k].push(i);
+                owners[k].push(Owner {
+                    rule: rule_index,
+                    pattern: n.pattern,
+                    group: n.group,
+                    word_start: n.word_start,
+                });
             }
+            groups.push(Some(counts));
         }
         let ac = if literals.is_empty() {
             None
@@ -68,17 +94,16 @@ impl TriggerPrefilter {
                 .ok()
         };
         if ac.is_none() {
-            filtered.iter_mut().for_each(|f| *f = false);
+            groups.iter_mut().for_each(|g| *g = None);
         }
         TriggerPrefilter {
             ac,
             owners,
-            filtered,
+            groups,
             ids: rules.iter().map(|r| r.id().to_string()).collect(),
         }
     }
 
-    /// Whether it was built for exactly these rules, in this order.
     pub fn is_for(&self, rules: &[Rule]) -> bool {
         self.ids.len() == rules.len() && self.ids.iter().zip(rules).all(|(id, r)| id == r.id())
     }
@@ -89,19 +114,45 @@ impl TriggerPrefilter {
         &self,
         texts: impl IntoIterator<Item = &'t str>,
     ) -> Vec<Option<Vec<usize>>> {
-        let mut out: Vec<Option<Vec<usize>>> =
-            self.filtered.iter().map(|&f| f.then(Vec::new)).collect();
+        let mut out: Vec<Option<Vec<usize>>> = self
+            .groups
+            .iter()
+            .map(|g| g.as_ref().map(|_| Vec::new()))
+            .collect();
         let Some(ac) = &self.ac else {
             return out;
         };
+        // The pattern parts one line meets: (rule, pattern, group).
+        let mut met: Vec<(u32, u16, u16)> = Vec::new();
         for (n, text) in texts.into_iter().enumerate() {
-            for m in ac.find_overlapping_iter(text.as_bytes()) {
-                for &r in &self.owners[m.pattern().as_usize()] {
-                    if let Some(lines) = &mut out[r]
-                        && lines.last() != Some(&n)
-                    {
-                        lines.push(n);
-                    }
+            let bytes = text.as_bytes();
+            met.clear();
+            for m in ac.find_overlapping_iter(bytes) {
+                let s = m.start();
+                let at_word_start = s == 0 || !is_word_byte(bytes[s - 1]);
+                met.extend(
+                    self.owners[m.pattern().as_usize()]
+                        .iter()
+                        .filter(|o| at_word_start || !o.word_start)
+                        .map(|o| (o.rule, o.pattern, o.group)),
+                );
+            }
+            met.sort_unstable();
+            met.dedup();
+            // A rule's pattern is met when all its groups are: runs of one
+            // (rule, pattern) hold distinct groups, so count them.
+            for run in met.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+                let (rule, pattern) = (run[0].0 as usize, usize::from(run[0].1));
+                let needed = self.groups[rule]
+                    .as_ref()
+                    .and_then(|g| g.get(pattern))
+                    .copied()
+                    .unwrap_or(u16::MAX);
+                if run.len() == usize::from(needed)
+                    && let Some(lines) = &mut out[rule]
+                    && lines.last() != Some(&n)
+                {
+                    lines.push(n);
                 }
             }
         }
@@ -132,33 +183,48 @@ mod tests {
     }
 
     #[test]
-    fn literals_come_from_prefixes_or_suffixes_and_never_from_classes() {
+    fn needs_come_from_each_part_of_a_pattern_and_never_from_classes() {
         let r = rule(&[r"\bretr(?:y|ies)\b", r"\w+ Queue\b"]);
-        let lits: Vec<&[u8]> = r
-            .trigger_literals
+        let needs: Vec<(u16, &[u8], bool)> = r
+            .trigger_needs
             .as_ref()
             .unwrap()
             .iter()
-            .map(|l| l.as_slice())
+            .map(|n| (n.pattern, &n.bytes[..], n.word_start))
             .collect();
-        // Lowercased like the compiled pattern; the suffix of the second.
-        assert_eq!(lits, [&b" queue"[..], b"retries", b"retry"]);
+        // Lowercased like the compiled pattern; the class adds nothing.
+        assert_eq!(
+            needs,
+            [
+                (0, &b"retries"[..], true),
+                (0, b"retry", true),
+                (1, b" queue", false)
+            ]
+        );
         // Nothing fixed to look for: no filter.
-        assert!(rule(&[r"\bcalls\b", r"\w+"]).trigger_literals.is_none());
-        assert!(rule(&[r"a?"]).trigger_literals.is_none());
+        assert!(rule(&[r"\bcalls\b", r"\w+"]).trigger_needs.is_none());
+        assert!(rule(&[r"a?"]).trigger_needs.is_none());
     }
 
     #[test]
-    fn candidates_are_the_lines_holding_a_literal_and_unfiltered_rules_get_none() {
+    fn candidates_are_the_lines_meeting_every_part_and_unfiltered_rules_get_none() {
         let rules = [
-            rule(&[r"\bretr(?:y|ies)\b"]),
+            rule(&[r"\bretr(?:y|ies)\b", r"\bqueue\b.*\bdepth\b"]),
             rule(&[r"\btime(?:out)?\b", r"\w+"]),
         ];
         let p = TriggerPrefilter::new(&rules);
         assert!(p.is_for(&rules));
         assert!(!p.is_for(&rules[..1]));
-        let c = p.candidates(["no", "it retries", "retry, retry", "retr"]);
-        assert_eq!(c, [Some(vec![1, 2]), None]);
+        let c = p.candidates([
+            "no",
+            "it retries",
+            "retry, retry",
+            "retr",
+            "queue length",
+            "the queue depth",
+            "xretry; subqueue depth",
+        ]);
+        assert_eq!(c, [Some(vec![1, 2, 5]), None]);
     }
 
     /// Every built-in rule, nuance checks included.
@@ -173,7 +239,7 @@ mod tests {
     fn most_builtin_rules_are_filtered() {
         let rules = builtin_rules();
         let p = TriggerPrefilter::new(&rules);
-        let filtered = p.filtered.iter().filter(|f| **f).count();
+        let filtered = p.groups.iter().filter(|g| g.is_some()).count();
         let checks = rules.iter().filter(|r| r.def.check.is_some()).count();
         // Not a speed test: a regression in literal extraction (every
         // rule back on the slow path) would still give the same verdicts.
@@ -184,14 +250,54 @@ mod tests {
         );
     }
 
+    /// On real text (the rule test specs, written to fire each rule, and
+    /// the examples), every line a rule's triggers match is a candidate.
+    #[test]
+    fn never_skips_a_line_of_the_rule_specs_the_triggers_match() {
+        let cat = Catalog::builtin().unwrap();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut texts = Vec::new();
+        for dir in ["tests/rules", "examples"] {
+            for e in std::fs::read_dir(root.join(dir)).unwrap() {
+                let path = e.unwrap().path();
+                if path.extension().is_some_and(|x| x == "md") {
+                    texts.push(std::fs::read_to_string(path).unwrap());
+                }
+            }
+        }
+        assert!(texts.len() > 200, "{}", texts.len());
+        let mut matched = 0;
+        for text in texts {
+            let spec = crate::spec::Spec::parse(None, text);
+            let lines: Vec<&str> = spec.lines.iter().map(|l| l.design.as_str()).collect();
+            for persona in cat.personas.values() {
+                let p = TriggerPrefilter::new(&persona.rules);
+                let found = p.candidates(lines.iter().copied());
+                for (rule, cand) in persona.rules.iter().zip(&found) {
+                    for (n, line) in lines.iter().enumerate() {
+                        let hit = rule.triggers.iter().any(|r| r.is_match(line.as_bytes()));
+                        let candidate = cand.as_ref().is_none_or(|c| c.contains(&n));
+                        assert!(
+                            !hit || candidate,
+                            "rule {} matches {line:?} but the prefilter skips it",
+                            rule.id()
+                        );
+                        matched += usize::from(hit);
+                    }
+                }
+            }
+        }
+        assert!(matched > 500, "{matched}");
+    }
+
     /// Words the rules look for, and ones that are near misses, so that
     /// generated lines often hold matches.
     fn vocabulary(rules: &[Rule]) -> Vec<String> {
         let mut words: Vec<String> = rules
             .iter()
-            .filter_map(|r| r.trigger_literals.as_ref())
-            .flatten()
-            .map(|l| String::from_utf8_lossy(l).into_owned())
+            .filter_map(|r| r.trigger_needs.as_ref())
+            .flat_map(|n| n.iter())
+            .map(|n| String::from_utf8_lossy(&n.bytes).into_owned())
             .collect();
         words.sort();
         words.dedup();
