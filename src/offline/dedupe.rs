@@ -32,12 +32,17 @@ struct Gap {
     components: BTreeSet<String>,
 }
 
+/// Words for one exchange with another component: "makes discovery calls
+/// to" and "makes a discovery request to" name one element.
+const CALL_WORDS: &[&str] = &["call", "request", "rpc"];
+
 fn stems(text: &str) -> BTreeSet<String> {
     // "re-run" and "rerun", "time-out" and "timeout" are one word.
     let joined = text.replace(['-', '_'], "");
     super::lexicon::normalise(&joined)
         .split(' ')
         .filter(|s| s.len() >= 3 && !FILLER.contains(s) && s.chars().any(|c| c.is_alphabetic()))
+        .map(|s| if CALL_WORDS.contains(&s) { "call" } else { s })
         .map(str::to_string)
         .collect()
 }
@@ -274,6 +279,22 @@ mod tests {
             ),
         ]);
         assert_eq!(lines(&kept), vec![130, 160, 500, 510, 600]);
+    }
+
+    #[test]
+    fn a_call_and_a_request_are_one_word() {
+        let kept = one_per_gap(vec![
+            raw("missing-timeout", "makes discovery calls to", 160, 0.75),
+            raw("missing-timeout", "makes a discovery request to", 310, 0.75),
+            raw("missing-timeout", "calls the billing API", 500, 0.75),
+            raw(
+                "missing-timeout",
+                "sends a request to the currency API",
+                510,
+                0.75,
+            ),
+        ]);
+        assert_eq!(lines(&kept), vec![160, 500, 510]);
     }
 
     #[test]
