@@ -32,8 +32,10 @@ struct Gap {
     components: BTreeSet<String>,
 }
 
-/// Words for one exchange with another component: "makes discovery calls
-/// to" and "makes a discovery request to" name one element.
+/// Words for one exchange with another component: told in other words,
+/// "makes discovery calls to" and "makes a discovery request to" name one
+/// element (but a bare "calls" and a bare "request" are not the same
+/// element: they may be calls to two components).
 const CALL_WORDS: &[&str] = &["call", "request", "rpc"];
 
 fn stems(text: &str) -> BTreeSet<String> {
@@ -42,7 +44,6 @@ fn stems(text: &str) -> BTreeSet<String> {
     super::lexicon::normalise(&joined)
         .split(' ')
         .filter(|s| s.len() >= 3 && !FILLER.contains(s) && s.chars().any(|c| c.is_alphabetic()))
-        .map(|s| if CALL_WORDS.contains(&s) { "call" } else { s })
         .map(str::to_string)
         .collect()
 }
@@ -97,8 +98,21 @@ impl Gap {
     /// billing API" and "calls the currency API" share two and name two
     /// things.
     fn told_in_other_words(&self, other: &Gap) -> bool {
-        let shared = self.element.intersection(&other.element).count();
-        shared >= 3 && 2 * shared >= self.element.len() && 2 * shared >= other.element.len()
+        let fold = |element: &BTreeSet<String>| -> BTreeSet<String> {
+            element
+                .iter()
+                .map(|s| {
+                    if CALL_WORDS.contains(&s.as_str()) {
+                        "call".to_string()
+                    } else {
+                        s.clone()
+                    }
+                })
+                .collect()
+        };
+        let (mine, theirs) = (fold(&self.element), fold(&other.element));
+        let shared = mine.intersection(&theirs).count();
+        shared >= 3 && 2 * shared >= mine.len() && 2 * shared >= theirs.len()
     }
 
     fn same_gap(&self, other: &Gap) -> bool {
