@@ -32,6 +32,12 @@ struct Gap {
     components: BTreeSet<String>,
 }
 
+/// Words for one exchange with another component: told in other words,
+/// "makes discovery calls to" and "makes a discovery request to" name one
+/// element (but a bare "calls" and a bare "request" are not the same
+/// element: they may be calls to two components).
+const CALL_WORDS: &[&str] = &["call", "request", "rpc"];
+
 fn stems(text: &str) -> BTreeSet<String> {
     // "re-run" and "rerun", "time-out" and "timeout" are one word.
     let joined = text.replace(['-', '_'], "");
@@ -84,6 +90,31 @@ impl Gap {
         !short.is_empty() && short.is_subset(long)
     }
 
+    /// Three words or more in common, and those at least half of each
+    /// telling: the same element told in other words ("waits for the async
+    /// API calls to finish", "waits for the asynchronous API call"; "makes
+    /// discovery calls to each peer", "makes a discovery request to the
+    /// corresponding peer"). Two shared words are not enough: "calls the
+    /// billing API" and "calls the currency API" share two and name two
+    /// things.
+    fn told_in_other_words(&self, other: &Gap) -> bool {
+        let fold = |element: &BTreeSet<String>| -> BTreeSet<String> {
+            element
+                .iter()
+                .map(|s| {
+                    if CALL_WORDS.contains(&s.as_str()) {
+                        "call".to_string()
+                    } else {
+                        s.clone()
+                    }
+                })
+                .collect()
+        };
+        let (mine, theirs) = (fold(&self.element), fold(&other.element));
+        let shared = mine.intersection(&theirs).count();
+        shared >= 3 && 2 * shared >= mine.len() && 2 * shared >= theirs.len()
+    }
+
     fn same_gap(&self, other: &Gap) -> bool {
         let Some(rule) = &self.rule else { return false };
         let Some(other_rule) = &other.rule else {
@@ -104,7 +135,7 @@ impl Gap {
         // The same rule in one section, or on an element one telling names
         // more fully, is the same gap told again.
         let same_section = self.section.is_some() && self.section == other.section;
-        same_section || self.mostly_same_element(other)
+        same_section || self.mostly_same_element(other) || self.told_in_other_words(other)
     }
 }
 
@@ -221,6 +252,63 @@ mod tests {
             vec![10]
         );
         assert_eq!(lines(&one_per_gap(vec![stripe, other])), vec![10, 30]);
+    }
+
+    #[test]
+    fn one_element_told_in_other_words_is_one_gap() {
+        let kept = one_per_gap(vec![
+            raw(
+                "missing-timeout",
+                "waits for the async API calls to finish",
+                130,
+                0.75,
+            ),
+            raw(
+                "missing-timeout",
+                "waits for the asynchronous API call",
+                410,
+                0.75,
+            ),
+            raw(
+                "missing-timeout",
+                "makes discovery calls to each peer",
+                160,
+                0.75,
+            ),
+            raw(
+                "missing-timeout",
+                "makes a discovery request to the corresponding peer",
+                310,
+                0.75,
+            ),
+            // Two words in common name two things.
+            raw("missing-timeout", "calls the billing API", 500, 0.75),
+            raw("missing-timeout", "calls the currency API", 510, 0.75),
+            // Three in common but most of the longer telling its own.
+            raw(
+                "missing-timeout",
+                "waits for the API calls of the ledger export job to the archive bucket",
+                600,
+                0.75,
+            ),
+        ]);
+        assert_eq!(lines(&kept), vec![130, 160, 500, 510, 600]);
+    }
+
+    #[test]
+    fn a_call_and_a_request_are_one_word() {
+        let kept = one_per_gap(vec![
+            raw("missing-timeout", "makes discovery calls to", 160, 0.75),
+            raw("missing-timeout", "makes a discovery request to", 310, 0.75),
+            raw("missing-timeout", "calls the billing API", 500, 0.75),
+            raw(
+                "missing-timeout",
+                "sends a request to the currency API",
+                510,
+                0.75,
+            ),
+        ]);
+        assert_eq!(lines(&kept), vec![160, 500, 510]);
     }
 
     #[test]
