@@ -395,6 +395,39 @@ pub struct Rule {
     /// (see `trigger_needs`): `TriggerPrefilter` skips the lines that do
     /// not. `None`: every line is a candidate.
     pub trigger_needs: Option<std::borrow::Cow<'static, [Need]>>,
+    /// Regexes of some of the trigger patterns (see `triggers_for`).
+    trigger_subsets: SubsetCache,
+}
+
+/// The trigger regexes compiled for subsets of a rule's patterns, by mask.
+/// A clone starts empty (the regexes compile again on use).
+#[derive(Debug, Default)]
+struct SubsetCache(std::sync::Mutex<Vec<(u64, std::sync::Arc<Regex>)>>);
+
+impl Clone for SubsetCache {
+    fn clone(&self) -> SubsetCache {
+        SubsetCache::default()
+    }
+}
+
+/// Subsets kept per rule; a rule asked for more uses its whole list.
+const SUBSETS_KEPT: usize = 16;
+
+/// The trigger regexes to read lines with (see `Rule::triggers_for`).
+pub enum Triggers<'r> {
+    All(&'r [Regex]),
+    Subset(std::sync::Arc<Regex>),
+}
+
+impl std::ops::Deref for Triggers<'_> {
+    type Target = [Regex];
+
+    fn deref(&self) -> &[Regex] {
+        match self {
+            Triggers::All(all) => all,
+            Triggers::Subset(one) => std::slice::from_ref(&**one),
+        }
+    }
 }
 
 /// Rewrites Unicode-aware shorthands (`\w`, `\b`, `\d`, `\s`) to their
@@ -577,6 +610,11 @@ impl LazyPatterns {
         Ok(LazyPatterns::parsed(rule, patterns, |_| ())?.0)
     }
 
+    /// Whether the list is compiled already.
+    fn is_compiled(&self) -> bool {
+        self.compiled.get().is_some()
+    }
+
     /// An embedded list, parsed and compiled on first use: its syntax is
     /// checked by `every_builtin_pattern_list_compiles_when_first_used`.
     fn unparsed(patterns: &[String]) -> LazyPatterns {
@@ -696,6 +734,7 @@ impl Rule {
         })?;
         Ok(Rule {
             trigger_needs,
+            trigger_subsets: SubsetCache::default(),
             // Compiled on first use: with the prefilter, most rules never
             // read a line on a given spec.
             triggers,
@@ -730,6 +769,7 @@ impl Rule {
         };
         Ok(Rule {
             trigger_needs,
+            trigger_subsets: SubsetCache::default(),
             triggers,
             exclude: LazyPatterns::unparsed(&def.exclude),
             safeguards: LazyPatterns::unparsed(&def.safeguards),
@@ -752,14 +792,64 @@ impl Rule {
         &'t self,
         lower: &'t str,
     ) -> impl Iterator<Item = std::ops::Range<usize>> + 't {
-        let mut matches = self
-            .triggers
+        self.triggers_in_with(&self.triggers, lower)
+    }
+
+    /// `triggers_in`, reading the line with `triggers` (the whole list's
+    /// regexes, or those `triggers_for` gives for the line).
+    pub fn triggers_in_with<'t>(
+        &'t self,
+        triggers: &'t [Regex],
+        lower: &'t str,
+    ) -> impl Iterator<Item = std::ops::Range<usize>> + 't {
+        let mut matches = triggers
             .iter()
             .flat_map(move |r| r.find_iter(lower.as_bytes()).map(|m| m.range()))
             .peekable();
         let excluded =
             matches.peek().is_some() && self.exclude.iter().any(|r| r.is_match(lower.as_bytes()));
         matches.filter(move |_| !excluded)
+    }
+
+    /// The trigger regexes for lines where only the patterns in `mask`
+    /// (bit `p`: pattern `p`) can match, the others' needs being unmet
+    /// there (`trigger_needs`): the same matches on those lines as the
+    /// whole list, since an alternative that cannot match anywhere in a
+    /// line never wins, from a regex that parses and compiles only those
+    /// patterns. The whole list when `mask` holds all of them, when it is
+    /// already compiled, or when the rule has more than 64 patterns.
+    pub fn triggers_for(&self, mask: u64) -> Triggers<'_> {
+        let n = self.def.triggers.len();
+        let all = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+        if n > 64 || mask & all == all || self.triggers.is_compiled() {
+            return Triggers::All(&self.triggers);
+        }
+        let mask = mask & all;
+        let mut kept = self
+            .trigger_subsets
+            .0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some((_, r)) = kept.iter().find(|(m, _)| *m == mask) {
+            return Triggers::Subset(r.clone());
+        }
+        if kept.len() >= SUBSETS_KEPT {
+            return Triggers::All(&self.triggers);
+        }
+        // Syntax was checked at load (or by a unit test for the embedded
+        // packs); only the size limit could fail, then the whole list.
+        let hirs: Result<Vec<Hir>, _> = (0..n)
+            .filter(|p| mask & (1 << p) != 0)
+            .map(|p| parse(&self.def.triggers[p]))
+            .collect();
+        match hirs.ok().and_then(|h| build(&Hir::alternation(h)).ok()) {
+            Some(r) => {
+                let r = std::sync::Arc::new(r);
+                kept.push((mask, r.clone()));
+                Triggers::Subset(r)
+            }
+            None => Triggers::All(&self.triggers),
+        }
     }
 
     pub fn trigger(&self, lower: &str) -> Option<std::ops::Range<usize>> {

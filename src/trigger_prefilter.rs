@@ -31,6 +31,17 @@ pub struct TriggerPrefilter {
     ids: Vec<String>,
 }
 
+/// A rule's candidate lines, and which of its trigger patterns they meet.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Candidates {
+    /// The lines (indices, ascending) that meet one of the patterns.
+    pub lines: Vec<usize>,
+    /// Bit `p`: some line meets pattern `p` (all bits from the 64th
+    /// pattern on); the others can match on none of the lines
+    /// (`Rule::triggers_for`).
+    pub patterns: u64,
+}
+
 /// One part of one rule's trigger pattern that a literal meets.
 #[derive(Debug, Clone, Copy)]
 struct Owner {
@@ -108,16 +119,17 @@ impl TriggerPrefilter {
         self.ids.len() == rules.len() && self.ids.iter().zip(rules).all(|(id, r)| id == r.id())
     }
 
-    /// Per rule, in the rules' order: the indices (ascending) of the texts
-    /// that may hold a match of its triggers, or `None` when any may.
+    /// Per rule, in the rules' order: the texts (indices) that may hold a
+    /// match of its triggers and the patterns they meet, or `None` when
+    /// any text may hold a match of any pattern.
     pub fn candidates<'t>(
         &self,
         texts: impl IntoIterator<Item = &'t str>,
-    ) -> Vec<Option<Vec<usize>>> {
-        let mut out: Vec<Option<Vec<usize>>> = self
+    ) -> Vec<Option<Candidates>> {
+        let mut out: Vec<Option<Candidates>> = self
             .groups
             .iter()
-            .map(|g| g.as_ref().map(|_| Vec::new()))
+            .map(|g| g.as_ref().map(|_| Candidates::default()))
             .collect();
         let Some(ac) = &self.ac else {
             return out;
@@ -149,10 +161,12 @@ impl TriggerPrefilter {
                     .copied()
                     .unwrap_or(u16::MAX);
                 if run.len() == usize::from(needed)
-                    && let Some(lines) = &mut out[rule]
-                    && lines.last() != Some(&n)
+                    && let Some(c) = &mut out[rule]
                 {
-                    lines.push(n);
+                    c.patterns |= if pattern < 64 { 1 << pattern } else { !0 << 63 };
+                    if c.lines.last() != Some(&n) {
+                        c.lines.push(n);
+                    }
                 }
             }
         }
@@ -224,7 +238,13 @@ mod tests {
             "the queue depth",
             "xretry; subqueue depth",
         ]);
-        assert_eq!(c, [Some(vec![1, 2, 5]), None]);
+        let lines: Vec<Option<&[usize]>> =
+            c.iter().map(|c| c.as_ref().map(|c| &c.lines[..])).collect();
+        assert_eq!(lines, [Some(&[1, 2, 5][..]), None]);
+        // The first pattern is met on lines 1 and 2, the second on 5.
+        assert_eq!(c[0].as_ref().map(|c| c.patterns), Some(0b11));
+        let only_first = p.candidates(["it retries"]);
+        assert_eq!(only_first[0].as_ref().map(|c| c.patterns), Some(0b01));
     }
 
     /// Every built-in rule, nuance checks included.
@@ -251,7 +271,9 @@ mod tests {
     }
 
     /// On real text (the rule test specs, written to fire each rule, and
-    /// the examples), every line a rule's triggers match is a candidate.
+    /// the examples), every line a rule's triggers match is a candidate,
+    /// and the regex of the patterns met there (`Rule::triggers_for`)
+    /// finds the same matches as the whole list.
     #[test]
     fn never_skips_a_line_of_the_rule_specs_the_triggers_match() {
         let cat = Catalog::builtin().unwrap();
@@ -266,7 +288,7 @@ mod tests {
             }
         }
         assert!(texts.len() > 200, "{}", texts.len());
-        let mut matched = 0;
+        let (mut matched, mut subsets) = (0, 0);
         for text in texts {
             let spec = crate::spec::Spec::parse(None, text);
             let lines: Vec<&str> = spec.lines.iter().map(|l| l.design.as_str()).collect();
@@ -274,20 +296,32 @@ mod tests {
                 let p = TriggerPrefilter::new(&persona.rules);
                 let found = p.candidates(lines.iter().copied());
                 for (rule, cand) in persona.rules.iter().zip(&found) {
+                    // A copy with nothing compiled yet, so that it compiles
+                    // the subset rather than reuse the whole list.
+                    let fresh = Rule::compile_embedded(rule.def.clone()).unwrap();
                     for (n, line) in lines.iter().enumerate() {
                         let hit = rule.triggers.iter().any(|r| r.is_match(line.as_bytes()));
-                        let candidate = cand.as_ref().is_none_or(|c| c.contains(&n));
+                        let candidate = cand.as_ref().is_none_or(|c| c.lines.contains(&n));
                         assert!(
                             !hit || candidate,
                             "rule {} matches {line:?} but the prefilter skips it",
                             rule.id()
                         );
                         matched += usize::from(hit);
+                        let Some(c) = cand.as_ref().filter(|c| c.lines.contains(&n)) else {
+                            continue;
+                        };
+                        let some = fresh.triggers_for(c.patterns);
+                        subsets += usize::from(matches!(some, crate::rule::Triggers::Subset(_)));
+                        let want: Vec<_> = rule.triggers_in(line).collect();
+                        let got: Vec<_> = fresh.triggers_in_with(&some, line).collect();
+                        assert_eq!(got, want, "rule {}: {line:?}", rule.id());
                     }
                 }
             }
         }
         assert!(matched > 500, "{matched}");
+        assert!(subsets > 100, "{subsets}");
     }
 
     /// Words the rules look for, and ones that are near misses, so that
@@ -347,7 +381,7 @@ mod tests {
                 for (n, text) in texts.iter().enumerate() {
                     if rule.triggers.iter().any(|r| r.is_match(text.as_bytes())) {
                         prop_assert!(
-                            cand.as_ref().is_none_or(|c| c.contains(&n)),
+                            cand.as_ref().is_none_or(|c| c.lines.contains(&n)),
                             "rule {} matches {:?} but the prefilter skips it", rule.id(), text
                         );
                     }

@@ -11,6 +11,7 @@ use crate::concern::RawConcern;
 use crate::persona::Persona;
 use crate::rule::{Rule, Scope};
 use crate::spec::{LineKind, SectionRole, Spec};
+use crate::trigger_prefilter::Candidates;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
@@ -57,7 +58,7 @@ pub fn attack(spec: &Spec, persona: &Persona) -> Vec<RawConcern> {
         .rules
         .par_iter()
         .zip(&candidates)
-        .map(|(rule, lines)| attack_rule_on(spec, rule, lines.as_deref()))
+        .map(|(rule, found)| attack_rule_on(spec, rule, found.as_ref()))
         .collect::<Vec<_>>()
         .into_iter()
         .flatten()
@@ -87,17 +88,24 @@ pub fn trigger_hits(spec: &Spec, rule: &Rule) -> Vec<(usize, String)> {
 }
 
 /// `candidates`: the only lines (0-based indices, ascending) that can hold
-/// a trigger match (see `TriggerPrefilter`); `None` reads every line.
-fn design_hits(spec: &Spec, rule: &Rule, candidates: Option<&[usize]>) -> Vec<Hit> {
+/// a trigger match and the patterns that can match there (see
+/// `TriggerPrefilter`); `None` reads every line with every pattern.
+fn design_hits(spec: &Spec, rule: &Rule, candidates: Option<&Candidates>) -> Vec<Hit> {
     match candidates {
-        Some(c) => design_hits_in(spec, rule, c.iter().map(|&i| &spec.lines[i])),
-        None => design_hits_in(spec, rule, spec.lines.iter()),
+        Some(c) => design_hits_in(
+            spec,
+            rule,
+            &rule.triggers_for(c.patterns),
+            c.lines.iter().map(|&i| &spec.lines[i]),
+        ),
+        None => design_hits_in(spec, rule, &rule.triggers, spec.lines.iter()),
     }
 }
 
 fn design_hits_in<'s>(
     spec: &'s Spec,
     rule: &Rule,
+    triggers: &[crate::rule::Regex],
     lines: impl Iterator<Item = &'s crate::spec::Line>,
 ) -> Vec<Hit> {
     let mut hits = Vec::new();
@@ -116,7 +124,7 @@ fn design_hits_in<'s>(
             continue;
         }
         let mut design = rule
-            .triggers_in(&line.design)
+            .triggers_in_with(triggers, &line.design)
             .filter(|m| sentence::not_design(spec, line.number, m.start, m.end).is_none());
         let Some(m) = design.next() else {
             continue;
@@ -193,7 +201,7 @@ pub fn attack_rule(spec: &Spec, rule: &Rule) -> Vec<RawConcern> {
 
 /// `attack_rule`, reading only the `candidates` lines for triggers (see
 /// `design_hits`).
-fn attack_rule_on(spec: &Spec, rule: &Rule, candidates: Option<&[usize]>) -> Vec<RawConcern> {
+fn attack_rule_on(spec: &Spec, rule: &Rule, candidates: Option<&Candidates>) -> Vec<RawConcern> {
     let mut out = Vec::new();
     if !rule.requires.is_empty()
         && !rule
