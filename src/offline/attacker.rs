@@ -43,6 +43,16 @@ struct Hit {
     strength: usize,
 }
 
+/// Whether a line's section may state the design (not background,
+/// alternatives, goals, open questions or process): only there do
+/// triggers fire.
+fn states_design(spec: &Spec, line: &crate::spec::Line) -> bool {
+    matches!(
+        spec.sections[line.section].role,
+        SectionRole::Normal | SectionRole::Preamble | SectionRole::Summary
+    )
+}
+
 /// Every concern one persona raises on the spec.
 pub fn attack(spec: &Spec, persona: &Persona) -> Vec<RawConcern> {
     use rayon::prelude::*;
@@ -51,7 +61,16 @@ pub fn attack(spec: &Spec, persona: &Persona) -> Vec<RawConcern> {
     // One pass of the persona's trigger prefilter tells each rule the lines
     // it could fire on; the rule's regexes then only read those.
     let candidates = match persona.prefilter() {
-        Some(p) => p.candidates(spec.lines.iter().map(|l| l.design.as_str())),
+        // Lines outside the design's sections (background, alternatives,
+        // test plans...) never fire a trigger (`design_hits_in`): they are
+        // read as empty.
+        Some(p) => p.candidates(spec.lines.iter().map(|l| {
+            if states_design(spec, l) && l.kind != LineKind::Blank {
+                l.design.as_str()
+            } else {
+                ""
+            }
+        })),
         None => vec![None; persona.rules.len()],
     };
     persona
@@ -116,11 +135,7 @@ fn design_hits_in<'s>(
         if !kind_allowed(rule, line.kind) {
             continue;
         }
-        let role = spec.sections[line.section].role;
-        if !matches!(
-            role,
-            SectionRole::Normal | SectionRole::Preamble | SectionRole::Summary
-        ) {
+        if !states_design(spec, line) {
             continue;
         }
         let mut design = rule
