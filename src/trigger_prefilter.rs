@@ -96,10 +96,13 @@ impl TriggerPrefilter {
             // Standard semantics: the only ones that report overlapping
             // matches. A build error (never for plain literals) leaves every
             // rule unfiltered rather than skipping lines.
-            // A contiguous NFA: a DFA over a few thousand states costs
-            // more to build than one spec's scan saves.
+            // A noncontiguous NFA: a DFA over thousands of states costs
+            // more to build than one spec's scan saves, and the contiguous
+            // form's faster scan did not pay for building it either (on a
+            // three-line spec or on the largest KEP).
             AhoCorasick::builder()
-                .kind(Some(AhoCorasickKind::ContiguousNFA))
+                .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+                .prefilter(false)
                 .match_kind(MatchKind::Standard)
                 .build(&literals)
                 .ok()
