@@ -187,17 +187,29 @@ pub fn concern_stems(spec: &Spec, concern: &Concern) -> Arc<HashSet<String>> {
 }
 
 fn compute_concern_stems(spec: &Spec, concern: &Concern) -> HashSet<String> {
-    let mut text = concern.subject.join(" ");
+    // Tokens never cross a line or the subject's end: the stems of each
+    // part, the lines' from the shared cache.
+    let mut out: HashSet<String> = super::lexicon::normalise(&concern.subject.join(" "))
+        .split(' ')
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
     if let Some((a, b)) = concern.lines {
-        for n in a..=b.min(spec.lines.len()) {
-            text.push(' ');
-            text.push_str(&spec.lines[n - 1].text);
+        let normalised = super::lexicon::spec_lines(spec);
+        for n in a.max(1)..=b.min(spec.lines.len()) {
+            for stem in normalised.line(n, &spec.lines[n - 1].text).stems() {
+                if !out.contains(stem) {
+                    out.insert(stem.to_string());
+                }
+            }
         }
     }
-    super::lexicon::normalise(&text)
-        .split(' ')
-        .map(str::to_string)
-        .collect()
+    // As the stems of the joined text split on spaces: one empty word
+    // when there is no word at all.
+    if out.is_empty() {
+        out.insert(String::new());
+    }
+    out
 }
 
 /// Is line `n` part of a config file or code example (a struct, a YAML

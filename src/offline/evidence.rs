@@ -163,6 +163,7 @@ pub fn find_with(
         return out;
     }
     let end = lines.end.min(spec.lines.len() + 1);
+    let normalised = super::lexicon::spec_lines(spec);
     for n in lines.start.max(1)..end {
         let line = &spec.lines[n - 1];
         if matches!(
@@ -172,8 +173,8 @@ pub fn find_with(
             continue;
         }
         let mut best: Option<Evidence> = None;
-        for lex in synonyms {
-            for (range, _) in lex.find(&line.text) {
+        for lex in synonyms.iter().filter(|l| l.may_match(&line.text)) {
+            for (range, _) in lex.find_normalised(normalised.line(n, &line.text)) {
                 let kind = classify(spec, n, range.start, range.end);
                 if best.as_ref().is_none_or(|b| rank(kind) > rank(b.kind)) {
                     best = Some(Evidence {

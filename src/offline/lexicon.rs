@@ -135,36 +135,37 @@ impl Lexicon {
 
     /// Every phrase found in `text`: byte range in `text`, and the phrase.
     pub fn find(&self, text: &str) -> Vec<(Range<usize>, &str)> {
+        if !self.may_match(text) {
+            return Vec::new();
+        }
+        self.find_normalised(&Normalised::of(text))
+    }
+
+    /// Whether `text` may hold a phrase: it holds the first letters of one
+    /// (most lines do not, and are never stemmed).
+    pub fn may_match(&self, text: &str) -> bool {
+        self.automaton.is_some() && self.anchors.as_ref().is_none_or(|a| a.is_match(text))
+    }
+
+    /// `find` on a text already normalised (`Normalised::of`).
+    pub fn find_normalised(&self, n: &Normalised) -> Vec<(Range<usize>, &str)> {
         let Some(ac) = &self.automaton else {
             return Vec::new();
         };
-        if self.anchors.as_ref().is_some_and(|a| !a.is_match(text)) {
+        if n.spans.is_empty() {
             return Vec::new();
         }
-        // " s1 s2 s3 " with the offset of each token's first byte, and
-        // each token's span in `text`.
-        // Sized up front: a stem is never longer than its word, and each
-        // token adds one space (growing these was a tenth of a large run).
-        let mut norm = String::with_capacity(text.len() + text.len() / 2 + 2);
-        norm.push(' ');
-        let mut starts = Vec::with_capacity(text.len() / 3 + 1);
-        let mut toks: Vec<Range<usize>> = Vec::with_capacity(text.len() / 3 + 1);
-        for_each_stem(text, |stem, span| {
-            starts.push(norm.len());
-            norm.push_str(stem);
-            norm.push(' ');
-            toks.push(span);
-        });
-        if toks.is_empty() {
-            return Vec::new();
-        }
-        let token_at = |offset: usize| starts.partition_point(|&s| s <= offset).saturating_sub(1);
-        ac.find_iter(&norm)
+        let token_at = |offset: usize| {
+            n.starts
+                .partition_point(|&s| s as usize <= offset)
+                .saturating_sub(1)
+        };
+        ac.find_iter(&n.norm)
             .map(|m| {
                 let first = token_at(m.start() + 1);
                 let last = token_at(m.end().saturating_sub(2));
                 (
-                    toks[first].start..toks[last].end,
+                    n.spans[first].0 as usize..n.spans[last].1 as usize,
                     self.phrases[m.pattern().as_usize()].as_str(),
                 )
             })
@@ -172,9 +173,119 @@ impl Lexicon {
     }
 }
 
+/// A text in normalised form: " s1 s2 s3 ", with the offset of each
+/// token's first byte in it and each token's span in the text (offsets fit
+/// in 32 bits: inputs are capped far below 4 GiB).
+#[derive(Debug, Default)]
+pub struct Normalised {
+    norm: String,
+    starts: Vec<u32>,
+    spans: Vec<(u32, u32)>,
+}
+
+impl Normalised {
+    pub fn of(text: &str) -> Normalised {
+        // Sized up front: a stem is never longer than its word, and each
+        // token adds one space (growing these was a tenth of a large run).
+        let mut norm = String::with_capacity(text.len() + text.len() / 2 + 2);
+        norm.push(' ');
+        let mut starts = Vec::with_capacity(text.len() / 3 + 1);
+        let mut spans = Vec::with_capacity(text.len() / 3 + 1);
+        for_each_stem(text, |stem, span| {
+            starts.push(norm.len() as u32);
+            norm.push_str(stem);
+            norm.push(' ');
+            spans.push((span.start as u32, span.end as u32));
+        });
+        Normalised {
+            norm,
+            starts,
+            spans,
+        }
+    }
+
+    /// The stems, in order.
+    pub fn stems(&self) -> impl Iterator<Item = &str> {
+        self.norm.split(' ').filter(|s| !s.is_empty())
+    }
+}
+
+/// Each line of a spec in normalised form, computed on first use and
+/// shared by every thread: the evaluators read the same lines once per
+/// rule, and on a large spec stemming them again was most of their time.
+#[derive(Debug)]
+pub struct SpecLines {
+    lines: Vec<std::sync::OnceLock<Normalised>>,
+}
+
+impl SpecLines {
+    /// Line `n` (1-based) of the spec, whose text is `text`.
+    pub fn line(&self, n: usize, text: &str) -> &Normalised {
+        match self.lines.get(n.wrapping_sub(1)) {
+            Some(cell) => cell.get_or_init(|| Normalised::of(text)),
+            None => unreachable_line(),
+        }
+    }
+}
+
+/// A line number outside the spec is a caller's bug; an empty form keeps
+/// it from matching anything.
+fn unreachable_line() -> &'static Normalised {
+    static EMPTY: LazyLock<Normalised> = LazyLock::new(Normalised::default);
+    &EMPTY
+}
+
+/// Specs whose normalised lines are kept (a batch review judges one spec
+/// per worker at a time).
+const CACHED_SPECS: usize = 4;
+
+type SpecId = (String, usize);
+
+static SPECS: std::sync::Mutex<Vec<(SpecId, std::sync::Arc<SpecLines>)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// The normalised lines of `spec` (see `SpecLines`).
+pub fn spec_lines(spec: &crate::spec::Spec) -> std::sync::Arc<SpecLines> {
+    let mut specs = SPECS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, l)) = specs
+        .iter()
+        .find(|((h, n), _)| *h == spec.sha256 && *n == spec.lines.len())
+    {
+        return l.clone();
+    }
+    if specs.len() >= CACHED_SPECS {
+        specs.remove(0);
+    }
+    let l = std::sync::Arc::new(SpecLines {
+        lines: (0..spec.lines.len()).map(|_| Default::default()).collect(),
+    });
+    specs.push(((spec.sha256.clone(), spec.lines.len()), l.clone()));
+    l
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_spec_line_normalised_once_finds_what_the_text_does() {
+        let lex = Lexicon::new(&["expires after", "maximum duration", "time out"]);
+        let text = "# T\n\nLinks EXPIRING  after 10 min.\n\nCalls time-out; a Maximum-Duration.\n\nNothing here.\n";
+        let spec = crate::spec::Spec::parse(None, text.to_string());
+        let lines = spec_lines(&spec);
+        let mut found = 0;
+        for (i, l) in spec.lines.iter().enumerate() {
+            let cached = lex.find_normalised(lines.line(i + 1, &l.text));
+            assert_eq!(cached, lex.find(&l.text), "line {}", i + 1);
+            // Asked again, the same form.
+            assert_eq!(lex.find_normalised(lines.line(i + 1, &l.text)), cached);
+            found += cached.len();
+        }
+        assert_eq!(found, 3);
+        let n = Normalised::of("Retries EXPIRED");
+        let stems: Vec<&str> = n.stems().collect();
+        assert_eq!(stems, ["retri", "expir"]);
+    }
 
     #[test]
     fn inflections_and_spacing_match_the_same_phrase() {
