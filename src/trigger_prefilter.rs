@@ -24,11 +24,23 @@ pub struct TriggerPrefilter {
     ac: Option<AhoCorasick>,
     /// Per automaton pattern: the rules' pattern parts it meets.
     owners: Vec<Vec<Owner>>,
-    /// Per rule: `None` when every line is a candidate, else the number of
-    /// groups of each of its trigger patterns.
-    groups: Vec<Option<Vec<u16>>>,
+    /// Per rule: whether its lines are filtered at all.
+    filtered: Vec<bool>,
+    /// Per slot (one per trigger pattern of a filtered rule): its rule and
+    /// pattern, and the mask of its groups (all met: the pattern is).
+    slots: Vec<Slot>,
     /// The ids of the rules it was built for, in order.
     ids: Vec<String>,
+}
+
+/// One trigger pattern of one rule.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    rule: u32,
+    pattern: u16,
+    /// Bit `g`: group `g` (at most 64 groups are read; more would only
+    /// narrow the filter further).
+    groups: u64,
 }
 
 /// A rule's candidate lines, and which of its trigger patterns they meet.
@@ -45,9 +57,9 @@ pub struct Candidates {
 /// One part of one rule's trigger pattern that a literal meets.
 #[derive(Debug, Clone, Copy)]
 struct Owner {
-    rule: u32,
-    pattern: u16,
-    group: u16,
+    slot: u32,
+    /// The group's bit in its slot's mask.
+    group: u64,
     /// Only where the literal starts a word.
     word_start: bool,
 }
@@ -57,38 +69,49 @@ impl TriggerPrefilter {
         let mut literals: Vec<&[u8]> = Vec::new();
         let mut owners: Vec<Vec<Owner>> = Vec::new();
         let mut index: std::collections::HashMap<&[u8], usize> = Default::default();
-        let mut groups = Vec::with_capacity(rules.len());
+        let mut filtered = Vec::with_capacity(rules.len());
+        let mut slots: Vec<Slot> = Vec::new();
         for (i, rule) in rules.iter().enumerate() {
-            let needs = match (&rule.trigger_needs, rule.def.check, u32::try_from(i)) {
+            let (needs, rule_index) = match (&rule.trigger_needs, rule.def.check, u32::try_from(i))
+            {
                 (Some(n), None, Ok(i)) if !n.is_empty() => (n, i),
                 _ => {
-                    groups.push(None);
+                    filtered.push(false);
                     continue;
                 }
             };
-            let (needs, rule_index) = needs;
+            let Ok(base) = u32::try_from(slots.len()) else {
+                filtered.push(false);
+                continue;
+            };
             let patterns = needs
                 .iter()
                 .map(|n| usize::from(n.pattern) + 1)
                 .max()
                 .unwrap_or(0);
-            let mut counts = vec![0u16; patterns];
-            for n in needs.iter() {
-                let c = &mut counts[usize::from(n.pattern)];
-                *c = (*c).max(n.group + 1);
+            slots.extend((0..patterns).map(|p| Slot {
+                rule: rule_index,
+                pattern: p as u16,
+                groups: 0,
+            }));
+            for n in needs.iter().filter(|n| n.group < 64) {
+                let slot = base + u32::from(n.pattern);
+                let group = 1u64 << n.group;
+                slots[slot as usize].groups |= group;
                 let k = *index.entry(&n.bytes[..]).or_insert_with(|| {
                     literals.push(&n.bytes[..]);
                     owners.push(Vec::new());
                     literals.len() - 1
                 });
                 owners[k].push(Owner {
-                    rule: rule_index,
-                    pattern: n.pattern,
-                    group: n.group,
+                    slot,
+                    group,
                     word_start: n.word_start,
                 });
             }
-            groups.push(Some(counts));
+            // A pattern with no need could match any line.
+            let every_pattern_needs = slots[base as usize..].iter().all(|s| s.groups != 0);
+            filtered.push(every_pattern_needs);
         }
         let ac = if literals.is_empty() {
             None
@@ -108,12 +131,13 @@ impl TriggerPrefilter {
                 .ok()
         };
         if ac.is_none() {
-            groups.iter_mut().for_each(|g| *g = None);
+            filtered.iter_mut().for_each(|f| *f = false);
         }
         TriggerPrefilter {
             ac,
             owners,
-            groups,
+            filtered,
+            slots,
             ids: rules.iter().map(|r| r.id().to_string()).collect(),
         }
     }
@@ -130,42 +154,44 @@ impl TriggerPrefilter {
         texts: impl IntoIterator<Item = &'t str>,
     ) -> Vec<Option<Candidates>> {
         let mut out: Vec<Option<Candidates>> = self
-            .groups
+            .filtered
             .iter()
-            .map(|g| g.as_ref().map(|_| Candidates::default()))
+            .map(|&f| f.then(Candidates::default))
             .collect();
         let Some(ac) = &self.ac else {
             return out;
         };
-        // The pattern parts one line meets: (rule, pattern, group).
-        let mut met: Vec<(u32, u16, u16)> = Vec::new();
+        // Per slot, the groups one line meets, and the slots it touched.
+        let mut met: Vec<u64> = vec![0; self.slots.len()];
+        let mut touched: Vec<u32> = Vec::new();
         for (n, text) in texts.into_iter().enumerate() {
             let bytes = text.as_bytes();
-            met.clear();
             for m in ac.find_overlapping_iter(bytes) {
                 let s = m.start();
                 let at_word_start = s == 0 || !is_word_byte(bytes[s - 1]);
-                met.extend(
-                    self.owners[m.pattern().as_usize()]
-                        .iter()
-                        .filter(|o| at_word_start || !o.word_start)
-                        .map(|o| (o.rule, o.pattern, o.group)),
-                );
+                for o in &self.owners[m.pattern().as_usize()] {
+                    if o.word_start && !at_word_start {
+                        continue;
+                    }
+                    let groups = &mut met[o.slot as usize];
+                    if *groups == 0 {
+                        touched.push(o.slot);
+                    }
+                    *groups |= o.group;
+                }
             }
-            met.sort_unstable();
-            met.dedup();
-            // A rule's pattern is met when all its groups are: runs of one
-            // (rule, pattern) hold distinct groups, so count them.
-            for run in met.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
-                let (rule, pattern) = (run[0].0 as usize, usize::from(run[0].1));
-                let needed = self.groups[rule]
-                    .as_ref()
-                    .and_then(|g| g.get(pattern))
-                    .copied()
-                    .unwrap_or(u16::MAX);
-                if run.len() == usize::from(needed)
-                    && let Some(c) = &mut out[rule]
-                {
+            // A pattern is met when all its groups are.
+            for slot in touched.drain(..) {
+                let groups = std::mem::take(&mut met[slot as usize]);
+                let Slot {
+                    rule,
+                    pattern,
+                    groups: all,
+                } = self.slots[slot as usize];
+                if groups != all {
+                    continue;
+                }
+                if let Some(c) = &mut out[rule as usize] {
                     c.patterns |= if pattern < 64 { 1 << pattern } else { !0 << 63 };
                     if c.lines.last() != Some(&n) {
                         c.lines.push(n);
@@ -262,7 +288,7 @@ mod tests {
     fn most_builtin_rules_are_filtered() {
         let rules = builtin_rules();
         let p = TriggerPrefilter::new(&rules);
-        let filtered = p.groups.iter().filter(|g| g.is_some()).count();
+        let filtered = p.filtered.iter().filter(|f| **f).count();
         let checks = rules.iter().filter(|r| r.def.check.is_some()).count();
         // Not a speed test: a regression in literal extraction (every
         // rule back on the slow path) would still give the same verdicts.
