@@ -66,6 +66,23 @@ static NEGATION_AFTER: AsciiFirst = AsciiFirst::word_shaped(
 static HYPOTHETICAL: AsciiFirst = AsciiFirst::word_shaped(
     r"(?i)\b(?:if we were to|were we to|suppose|imagine|hypothetical(?:ly)?|one option would be|another option would be|we (?:also )?considered|(?:was|were) considered|we could (?:also )?instead|a naive|naively|strawman)\b",
 );
+/// A deferral after the match, in its own clause: "caching the results could
+/// be considered", "a cleanup job might be added in the future". Nothing is
+/// built yet.
+static DEFERRED_AFTER: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)\b(?:could|might|may|can) (?:also |later |eventually |still )?be (?:considered|explored|investigated|revisited|evaluated|discussed|added (?:later|in (?:the|a) future)|introduced (?:later|in (?:the|a) future))\b",
+);
+/// A deferral before the match: "in a future release we may cache ...".
+static DEFERRED_BEFORE: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)\b(?:in (?:the|a) future (?:release|version|iteration|phase|kep|enhancement)s?|(?:could|might|may) (?:\w+ ){0,2}?in (?:the|a) future|as future work|left for (?:later|future work))\b",
+);
+/// Where the clause after the match ends, for `DEFERRED_AFTER`.
+static AFTER_CLAUSE_END: AsciiFirst =
+    AsciiFirst::word_shaped(r"(?i)[,;:]|\b(?:but|and|while|whereas|because)\b");
+/// "already" right before the match: what exists ("the informers are
+/// already cached"), not what is proposed.
+static ALREADY_BEFORE: AsciiFirst =
+    AsciiFirst::word_shaped(r"(?i)\balready (?:\w+ )?$");
 static TODAY: AsciiFirst = AsciiFirst::word_shaped(
     r"(?i)\b(?:today|currently|at present|at the moment|presently|right now|as of now|historically|previously|in the past|used to|no longer|the (?:current|existing|legacy|old|previous) (?:\w+ ){0,2}?(?:system|service|implementation|design|setup|flow|process|approach|behaviou?r|code|version|pipeline|job|mechanism))\b",
 );
@@ -140,8 +157,30 @@ fn sentence_of(spec: &Spec, n: usize, start: usize, end: usize) -> (String, usiz
             .map(|i| i + 1)
             .unwrap_or(text.len())
     };
+    // A sentence that goes on to the next line of the same paragraph keeps
+    // its tail, so "a cleanup job ...\nmight be added later" is one sentence.
+    let mut suffix = String::new();
+    if sent_end == text.len() && !text.trim_end().ends_with(['.', '!', '?', ':']) {
+        let line = &spec.lines[n - 1];
+        if let Some(next) = spec.lines.get(n)
+            && next.block == line.block
+            && next.kind == line.kind
+        {
+            let t = next.text.as_str();
+            let b = t.as_bytes();
+            let upto = (0..b.len())
+                .find(|&i| ends(b[i] as char) && (i + 1 >= b.len() || b[i + 1] == b' '))
+                .map(|i| i + 1)
+                .unwrap_or(t.len());
+            suffix = format!(" {}", t[..upto].trim_start());
+        }
+    }
     match boundary_before(text, start) {
-        Some(s) => (text[s..sent_end].to_string(), start - s, end - s),
+        Some(s) => (
+            format!("{}{suffix}", &text[s..sent_end]),
+            start - s,
+            end - s,
+        ),
         None => {
             // Join the tail of the previous line of the same paragraph.
             let mut prefix = String::new();
@@ -158,7 +197,7 @@ fn sentence_of(spec: &Spec, n: usize, start: usize, end: usize) -> (String, usiz
             }
             let off = prefix.len();
             (
-                format!("{prefix}{}", &text[..sent_end]),
+                format!("{prefix}{}{suffix}", &text[..sent_end]),
                 start + off,
                 end + off,
             )
@@ -206,10 +245,17 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
     if PERSON_BEFORE.is_match(clause) || PERSON_AFTER.is_match(after) {
         return Some(Reading::Person);
     }
-    if HYPOTHETICAL.is_match(before) {
+    let after_clause = match AFTER_CLAUSE_END.find(after) {
+        Some(m) => &after[..m.start],
+        None => after,
+    };
+    if HYPOTHETICAL.is_match(before)
+        || DEFERRED_BEFORE.is_match(before)
+        || DEFERRED_AFTER.is_match(after_clause)
+    {
         return Some(Reading::Hypothetical);
     }
-    if TODAY.is_match(before) {
+    if TODAY.is_match(before) || ALREADY_BEFORE.is_match(before) {
         return Some(Reading::Today);
     }
     if OTHER_SYSTEM.is_match(before) {
@@ -324,6 +370,44 @@ mod tests {
     }
 
     #[test]
+    fn deferred_and_existing_things_are_not_the_design() {
+        use Reading::*;
+        assert_eq!(
+            reading(
+                "Memoizing the lookups could be considered for later needs.",
+                "memoizing"
+            ),
+            Some(Hypothetical)
+        );
+        assert_eq!(
+            reading(
+                "A nightly sweep job might be added in the future.",
+                "nightly sweep job"
+            ),
+            Some(Hypothetical)
+        );
+        assert_eq!(
+            reading(
+                "In a future release the agent may retry the upload.",
+                "retry"
+            ),
+            Some(Hypothetical)
+        );
+        assert_eq!(
+            reading("The listers are already cached in memory.", "cached"),
+            Some(Today)
+        );
+        // A deferral in another clause leaves the design statement standing.
+        assert_eq!(
+            reading(
+                "The worker retries at once, and jitter could be considered later.",
+                "retries"
+            ),
+            None
+        );
+    }
+
+    #[test]
     fn a_negation_in_another_clause_does_not_count() {
         assert_eq!(
             reading("No login is needed, and the worker calls the API.", "calls"),
@@ -335,7 +419,8 @@ mod tests {
         #[test]
         fn word_shaped_patterns_agree_with_unicode(text in crate::ascii_first::sample_texts()) {
             for p in [
-                &NEGATION, &NEGATION_AFTER, &HYPOTHETICAL, &TODAY, &OTHER_SYSTEM, &PROBLEM,
+                &NEGATION, &NEGATION_AFTER, &HYPOTHETICAL, &DEFERRED_AFTER, &DEFERRED_BEFORE,
+                &AFTER_CLAUSE_END, &ALREADY_BEFORE, &TODAY, &OTHER_SYSTEM, &PROBLEM,
                 &PERSON_BEFORE, &PERSON_AFTER, &CLAUSE_BREAK,
             ] {
                 proptest::prop_assert!(p.agrees_on(&text), "{text:?}");
@@ -350,5 +435,11 @@ mod tests {
             "# T\n\n## Design\n\nThe controller does not\nmake any HTTP calls.\n".to_string(),
         );
         assert_eq!(not_design(&spec, 6, 9, 19), Some(Reading::Negated));
+        // The tail on the next line counts too.
+        let spec = Spec::parse(
+            None,
+            "# T\n\n## Design\n\nA nightly sweep job that prunes old bundles\nmight be added in the future.\n".to_string(),
+        );
+        assert_eq!(not_design(&spec, 5, 2, 19), Some(Reading::Hypothetical));
     }
 }
