@@ -99,6 +99,12 @@ static USER_STORY: AsciiFirst = AsciiFirst::new(
 static PERSON_BEFORE: AsciiFirst = AsciiFirst::word_shaped(
     r"(?i)\b(?:customers?|users?|admins?|administrators?|agents?|operators?|reviewers?|approvers?|humans?|people|persons?|guests?|visitors?|shoppers?|buyers?|sellers?|you|someone|anyone|engineers?|developers?|maintainers?|support staff|account (?:owner|holder)s?|(?:customer |user |signed-in |logged-in )?accounts?)\s+(?:can\s+|may\s+|could\s+|might\s+|then\s+|must\s+|should\s+|will\s+|manually\s+)*$",
 );
+/// A person the system lets, asks or expects to act ("allows users to
+/// migrate data", "asks the user/controller to resubmit it"), or a passive
+/// done by hand ("should be manually purged"): the act is theirs.
+static PERSON_ASKED: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)(?:\b(?:allow|let|ask|require|enable|expect|instruct|tell|permit)(?:s|ed|ing)?\s+(?:the\s+|a\s+|an\s+|their\s+)?(?:end[- ])?(?:users?|admins?|administrators?|operators?|customers?|cluster[- ]admins?|developers?|maintainers?|owners?|humans?)(?:(?:\s+or\s+|/)\w+)?\s+to\s+|\b(?:be|is|are|get|gets|been)\s+manually\s+|\bby hand\s+)$",
+);
 /// A person as the object: "wait for their review", "for a human to approve".
 static PERSON_AFTER: AsciiFirst = AsciiFirst::word_shaped(
     r"(?i)^\s*(?:their|his|her|your|a human|a person|someone|an? (?:reviewer|approver|admin|operator)|the (?:reviewer|approver|admin|operator|user|customer))\b",
@@ -242,7 +248,10 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
     if NEGATION.is_match(&clause_clean) || NEGATION_AFTER.is_match(after) || inner_denial {
         return Some(Reading::Negated);
     }
-    if PERSON_BEFORE.is_match(clause) || PERSON_AFTER.is_match(after) {
+    if PERSON_BEFORE.is_match(clause)
+        || PERSON_ASKED.is_match(clause)
+        || PERSON_AFTER.is_match(after)
+    {
         return Some(Reading::Person);
     }
     let after_clause = match AFTER_CLAUSE_END.find(after) {
@@ -388,7 +397,7 @@ mod tests {
         );
         assert_eq!(
             reading(
-                "In a future release the agent may retry the upload.",
+                "In a future release the uploader may retry the upload.",
                 "retry"
             ),
             Some(Hypothetical)
@@ -408,6 +417,31 @@ mod tests {
     }
 
     #[test]
+    fn what_the_system_lets_or_asks_a_person_to_do_is_theirs() {
+        use Reading::*;
+        assert_eq!(
+            reading("The new flag allows users to migrate their data.", "migrate"),
+            Some(Person)
+        );
+        assert_eq!(
+            reading(
+                "The gateway returns a 409 to ask the user/agent to resubmit the form.",
+                "resubmit"
+            ),
+            Some(Person)
+        );
+        assert_eq!(
+            reading("Stale records should be manually purged.", "purged"),
+            Some(Person)
+        );
+        // The system's own act stays design.
+        assert_eq!(
+            reading("The flag allows the worker to retry the upload.", "retry"),
+            None
+        );
+    }
+
+    #[test]
     fn a_negation_in_another_clause_does_not_count() {
         assert_eq!(
             reading("No login is needed, and the worker calls the API.", "calls"),
@@ -421,7 +455,7 @@ mod tests {
             for p in [
                 &NEGATION, &NEGATION_AFTER, &HYPOTHETICAL, &DEFERRED_AFTER, &DEFERRED_BEFORE,
                 &AFTER_CLAUSE_END, &ALREADY_BEFORE, &TODAY, &OTHER_SYSTEM, &PROBLEM,
-                &PERSON_BEFORE, &PERSON_AFTER, &CLAUSE_BREAK,
+                &PERSON_BEFORE, &PERSON_ASKED, &PERSON_AFTER, &CLAUSE_BREAK,
             ] {
                 proptest::prop_assert!(p.agrees_on(&text), "{text:?}");
             }
