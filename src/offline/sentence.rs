@@ -33,6 +33,8 @@ pub enum Reading {
     /// A comment inside a code block: it documents the code, it does not
     /// state the design's behaviour.
     CodeComment,
+    /// A "Cons:" / "Drawbacks:" item: a risk of an option, not the design.
+    Drawback,
 }
 
 impl Reading {
@@ -47,6 +49,7 @@ impl Reading {
             Reading::Question => "a question",
             Reading::Person => "a person's action",
             Reading::CodeComment => "a comment in code",
+            Reading::Drawback => "a drawback of an option",
         }
     }
 }
@@ -117,6 +120,54 @@ static QUOTED: LazyLock<Regex> =
 static CLAUSE_BREAK: AsciiFirst = AsciiFirst::word_shaped(
     r"(?i)[,;:(]|\b(?:but|and then|then|while|whereas|so|which|that|when|where|if|unless|otherwise|because|until|once|after|before)\b",
 );
+
+/// "Cons:", "**Drawbacks:** ...", "- Downside: ...": the label of an
+/// option's drawbacks, alone on its line or before the text.
+static CONS_LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:cons|drawbacks?|downsides?|disadvantages?)(?:\*\*|__)?\s*:")
+        .unwrap()
+});
+static PROS_LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:pros|advantages?|benefits?|upsides?)(?:\*\*|__)?\s*:")
+        .unwrap()
+});
+
+fn is_list_item(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with("- ")
+        || t.starts_with("* ")
+        || t.starts_with("+ ")
+        || t.split_once(". ")
+            .is_some_and(|(d, _)| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Line `n` is an option's drawback: it carries a "Cons:" label, or it is a
+/// list item (or its wrapped tail) under a "Cons:" label line.
+fn under_cons_label(spec: &Spec, n: usize) -> bool {
+    let Some(line) = spec.line(n) else {
+        return false;
+    };
+    if CONS_LABEL.is_match(&line.text) {
+        return true;
+    }
+    for m in (n.saturating_sub(12).max(1)..n).rev() {
+        let t = spec.lines[m - 1].text.as_str();
+        if t.trim().is_empty() {
+            continue;
+        }
+        if CONS_LABEL.is_match(t) {
+            return true;
+        }
+        if PROS_LABEL.is_match(t) || t.trim_start().starts_with('#') {
+            return false;
+        }
+        // Inside the list (an item or an indented continuation) keep looking.
+        if !(is_list_item(t) || t.starts_with(' ') || t.starts_with('\t')) {
+            return false;
+        }
+    }
+    false
+}
 
 /// Where a comment begins on a line of code: `//`, `/*`, a leading `*`
 /// (inside a block comment), `#` at the start or after a space, or ` -- `.
@@ -219,6 +270,9 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
         && comment_start(&line.text).is_some_and(|c| c <= start)
     {
         return Some(Reading::CodeComment);
+    }
+    if under_cons_label(spec, n) {
+        return Some(Reading::Drawback);
     }
     let (sentence, s, e) = sentence_of(spec, n, start, end);
     let before = &sentence[..s.min(sentence.len())];
@@ -439,6 +493,21 @@ mod tests {
             reading("The flag allows the worker to retry the upload.", "retry"),
             None
         );
+    }
+
+    #[test]
+    fn an_options_cons_are_not_the_design() {
+        let doc = "# T\n\n## Design\n\n* **Cons:** the worker retries forever.\n\nOption B:\n\nCons:\n- Needs a home-made parser.\n  The client retries on every 500.\n\nPros:\n- The worker retries once.\n";
+        let spec = Spec::parse(None, doc.to_string());
+        let at = |n: usize, w: &str| {
+            let l = &spec.lines[n - 1].text.to_lowercase();
+            let s = l.find(w).unwrap();
+            not_design(&spec, n, s, s + w.len())
+        };
+        assert_eq!(at(5, "retries"), Some(Reading::Drawback));
+        assert_eq!(at(10, "parser"), Some(Reading::Drawback));
+        assert_eq!(at(11, "retries"), Some(Reading::Drawback));
+        assert_eq!(at(14, "retries"), None);
     }
 
     #[test]
