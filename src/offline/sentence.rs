@@ -82,6 +82,11 @@ static DEFERRED_BEFORE: AsciiFirst = AsciiFirst::word_shaped(
 /// Where the clause after the match ends, for `DEFERRED_AFTER`.
 static AFTER_CLAUSE_END: AsciiFirst =
     AsciiFirst::word_shaped(r"(?i)[,;:]|\b(?:but|and|while|whereas|because)\b");
+/// A dated past event before the match: "release 2.4 introduced a new
+/// framework", "in 2021 we added a cache": history, not the proposal.
+static DATED_PAST: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)\b(?:v?\d+\.\d+(?:\.\d+)?|(?:19|20)\d\d)\b(?:,?\s+\w+){0,3}?\s+(?:introduced|added|shipped|released|created|built|implemented)\b|\b(?:was|were|been) (?:introduced|added|shipped|released|created) in (?:v|version |release )?(?:\d+\.\d+|(?:19|20)\d\d)\b",
+);
 /// "already" right before the match: what exists ("the informers are
 /// already cached"), not what is proposed.
 static ALREADY_BEFORE: AsciiFirst =
@@ -318,7 +323,8 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
     {
         return Some(Reading::Hypothetical);
     }
-    if TODAY.is_match(before) || ALREADY_BEFORE.is_match(before) {
+    if TODAY.is_match(before) || ALREADY_BEFORE.is_match(before) || DATED_PAST.is_match(before)
+    {
         return Some(Reading::Today);
     }
     if OTHER_SYSTEM.is_match(before) {
@@ -460,6 +466,17 @@ mod tests {
             reading("The listers are already cached in memory.", "cached"),
             Some(Today)
         );
+        assert_eq!(
+            reading(
+                "Release 2.4 introduced a new framework for export hooks.",
+                "framework"
+            ),
+            Some(Today)
+        );
+        assert_eq!(
+            reading("We will add a new framework for export hooks.", "framework"),
+            None
+        );
         // A deferral in another clause leaves the design statement standing.
         assert_eq!(
             reading(
@@ -523,7 +540,7 @@ mod tests {
         fn word_shaped_patterns_agree_with_unicode(text in crate::ascii_first::sample_texts()) {
             for p in [
                 &NEGATION, &NEGATION_AFTER, &HYPOTHETICAL, &DEFERRED_AFTER, &DEFERRED_BEFORE,
-                &AFTER_CLAUSE_END, &ALREADY_BEFORE, &TODAY, &OTHER_SYSTEM, &PROBLEM,
+                &AFTER_CLAUSE_END, &ALREADY_BEFORE, &DATED_PAST, &TODAY, &OTHER_SYSTEM, &PROBLEM,
                 &PERSON_BEFORE, &PERSON_ASKED, &PERSON_AFTER, &CLAUSE_BREAK,
             ] {
                 proptest::prop_assert!(p.agrees_on(&text), "{text:?}");
