@@ -547,7 +547,9 @@ fn is_link_item(text: &str) -> bool {
     };
     rest.starts_with('[')
         && rest.ends_with(')')
-        && rest.find("](").is_some_and(|i| !rest[i + 2..].contains(']'))
+        && rest
+            .find("](")
+            .is_some_and(|i| !rest[i + 2..].contains(']'))
 }
 
 fn contradiction(spec: &Spec) -> Vec<Candidate> {
@@ -631,9 +633,15 @@ mod tests {
 
     #[test]
     fn a_link_only_list_item_is_not_a_claim() {
-        assert!(is_link_item("  - [We do not store the raw body](#we-do-not-store)"));
-        assert!(is_link_item("* [bug 7 - it does not keep the file](https://x.test/7)"));
-        assert!(!is_link_item("- We do not store the body; see [notes](#notes)."));
+        assert!(is_link_item(
+            "  - [We do not store the raw body](#we-do-not-store)"
+        ));
+        assert!(is_link_item(
+            "* [bug 7 - it does not keep the file](https://x.test/7)"
+        ));
+        assert!(!is_link_item(
+            "- We do not store the body; see [notes](#notes)."
+        ));
         let s = spec(
             "# S\n\n- [The service does not store uploaded photos](#photos)\n\n## Design\n\nThe worker will store uploaded photos in the bucket.\n",
         );

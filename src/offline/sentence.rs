@@ -89,8 +89,7 @@ static DATED_PAST: AsciiFirst = AsciiFirst::word_shaped(
 );
 /// "already" right before the match: what exists ("the informers are
 /// already cached"), not what is proposed.
-static ALREADY_BEFORE: AsciiFirst =
-    AsciiFirst::word_shaped(r"(?i)\balready (?:\w+ )?$");
+static ALREADY_BEFORE: AsciiFirst = AsciiFirst::word_shaped(r"(?i)\balready (?:\w+ )?$");
 static TODAY: AsciiFirst = AsciiFirst::word_shaped(
     r"(?i)\b(?:today|currently|at present|at the moment|presently|right now|as of now|historically|previously|in the past|used to|no longer|the (?:current|existing|legacy|old|previous) (?:\w+ ){0,2}?(?:system|service|implementation|design|setup|flow|process|approach|behaviou?r|code|version|pipeline|job|mechanism))\b",
 );
@@ -133,8 +132,10 @@ static CONS_LABEL: LazyLock<Regex> = LazyLock::new(|| {
         .unwrap()
 });
 static PROS_LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:pros|advantages?|benefits?|upsides?)(?:\*\*|__)?\s*:")
-        .unwrap()
+    Regex::new(
+        r"(?i)^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:pros|advantages?|benefits?|upsides?)(?:\*\*|__)?\s*:",
+    )
+    .unwrap()
 });
 
 fn is_list_item(text: &str) -> bool {
@@ -323,8 +324,7 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
     {
         return Some(Reading::Hypothetical);
     }
-    if TODAY.is_match(before) || ALREADY_BEFORE.is_match(before) || DATED_PAST.is_match(before)
-    {
+    if TODAY.is_match(before) || ALREADY_BEFORE.is_match(before) || DATED_PAST.is_match(before) {
         return Some(Reading::Today);
     }
     if OTHER_SYSTEM.is_match(before) {
@@ -491,7 +491,10 @@ mod tests {
     fn what_the_system_lets_or_asks_a_person_to_do_is_theirs() {
         use Reading::*;
         assert_eq!(
-            reading("The new flag allows users to migrate their data.", "migrate"),
+            reading(
+                "The new flag allows users to migrate their data.",
+                "migrate"
+            ),
             Some(Person)
         );
         assert_eq!(
