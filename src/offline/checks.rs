@@ -533,15 +533,48 @@ fn words(text: &str) -> Vec<String> {
 }
 
 /// "We never store X" on one line, X stored on another.
+/// "- [Some title](#anchor)" or "* [issue 12 - title](https://...)": a list
+/// item whose text is one Markdown link.
+fn is_link_item(text: &str) -> bool {
+    let t = text.trim();
+    let Some(rest) = t
+        .strip_prefix("- ")
+        .or_else(|| t.strip_prefix("* "))
+        .or_else(|| t.strip_prefix("+ "))
+        .map(str::trim_start)
+    else {
+        return false;
+    };
+    rest.starts_with('[')
+        && rest.ends_with(')')
+        && rest
+            .find("](")
+            .is_some_and(|i| !rest[i + 2..].contains(']'))
+}
+
 fn contradiction(spec: &Spec) -> Vec<Candidate> {
     let mut out = Vec::new();
     for l in &spec.lines {
         if matches!(l.kind, LineKind::Heading | LineKind::Blank | LineKind::Html) {
             continue;
         }
+        // A list item that is only a link (a Table of Contents entry, a
+        // referenced issue's title) names another text; it states nothing.
+        if is_link_item(&l.text) {
+            continue;
+        }
         let Some(c) = NEVER_STORE.captures(&l.text) else {
             continue;
         };
+        // "not only logs X but also ..." affirms X.
+        let head: Vec<String> = c[0]
+            .split_whitespace()
+            .take(3)
+            .map(str::to_ascii_lowercase)
+            .collect();
+        if head.windows(2).any(|w| w[0] == "not" && w[1] == "only") {
+            continue;
+        }
         let claim = words(&c[1]);
         if claim.len() < 2 {
             continue;
@@ -551,7 +584,7 @@ fn contradiction(spec: &Spec) -> Vec<Candidate> {
         for o in spec
             .lines
             .iter()
-            .filter(|o| is_design(spec, o.number) && o.block != block)
+            .filter(|o| is_design(spec, o.number) && o.block != block && !is_link_item(&o.text))
         {
             if !STORE_CUE.is_match(&o.text) || NEVER_STORE.is_match(&o.text) {
                 continue;
@@ -596,6 +629,31 @@ mod tests {
 
     fn spec(text: &str) -> Spec {
         Spec::parse(None, text.to_string())
+    }
+
+    #[test]
+    fn a_link_only_list_item_is_not_a_claim() {
+        assert!(is_link_item(
+            "  - [We do not store the raw body](#we-do-not-store)"
+        ));
+        assert!(is_link_item(
+            "* [bug 7 - it does not keep the file](https://x.test/7)"
+        ));
+        assert!(!is_link_item(
+            "- We do not store the body; see [notes](#notes)."
+        ));
+        let s = spec(
+            "# S\n\n- [The service does not store uploaded photos](#photos)\n\n## Design\n\nThe worker will store uploaded photos in the bucket.\n",
+        );
+        assert!(contradiction(&s).is_empty());
+        let s = spec(
+            "# S\n\n## Privacy\n\nThe service does not store uploaded photos.\n\n## Design\n\nThe worker will store uploaded photos in the bucket.\n",
+        );
+        assert_eq!(contradiction(&s).len(), 1);
+        let s = spec(
+            "# S\n\n## Privacy\n\nThe service will not only store uploaded photos but also index them.\n\n## Design\n\nThe worker will store uploaded photos in the bucket.\n",
+        );
+        assert!(contradiction(&s).is_empty());
     }
 
     #[test]

@@ -33,6 +33,8 @@ pub enum Reading {
     /// A comment inside a code block: it documents the code, it does not
     /// state the design's behaviour.
     CodeComment,
+    /// A "Cons:" / "Drawbacks:" item: a risk of an option, not the design.
+    Drawback,
 }
 
 impl Reading {
@@ -47,6 +49,7 @@ impl Reading {
             Reading::Question => "a question",
             Reading::Person => "a person's action",
             Reading::CodeComment => "a comment in code",
+            Reading::Drawback => "a drawback of an option",
         }
     }
 }
@@ -66,6 +69,27 @@ static NEGATION_AFTER: AsciiFirst = AsciiFirst::word_shaped(
 static HYPOTHETICAL: AsciiFirst = AsciiFirst::word_shaped(
     r"(?i)\b(?:if we were to|were we to|suppose|imagine|hypothetical(?:ly)?|one option would be|another option would be|we (?:also )?considered|(?:was|were) considered|we could (?:also )?instead|a naive|naively|strawman)\b",
 );
+/// A deferral after the match, in its own clause: "caching the results could
+/// be considered", "a cleanup job might be added in the future". Nothing is
+/// built yet.
+static DEFERRED_AFTER: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)\b(?:could|might|may|can) (?:also |later |eventually |still )?be (?:considered|explored|investigated|revisited|evaluated|discussed|added (?:later|in (?:the|a) future)|introduced (?:later|in (?:the|a) future))\b",
+);
+/// A deferral before the match: "in a future release we may cache ...".
+static DEFERRED_BEFORE: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)\b(?:in (?:the|a) future (?:release|version|iteration|phase|kep|enhancement)s?|(?:could|might|may) (?:\w+ ){0,2}?in (?:the|a) future|as future work|left for (?:later|future work))\b",
+);
+/// Where the clause after the match ends, for `DEFERRED_AFTER`.
+static AFTER_CLAUSE_END: AsciiFirst =
+    AsciiFirst::word_shaped(r"(?i)[,;:]|\b(?:but|and|while|whereas|because)\b");
+/// A dated past event before the match: "release 2.4 introduced a new
+/// framework", "in 2021 we added a cache": history, not the proposal.
+static DATED_PAST: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)\b(?:v?\d+\.\d+(?:\.\d+)?|(?:19|20)\d\d)\b(?:,?\s+\w+){0,3}?\s+(?:introduced|added|shipped|released|created|built|implemented)\b|\b(?:was|were|been) (?:introduced|added|shipped|released|created) in (?:v|version |release )?(?:\d+\.\d+|(?:19|20)\d\d)\b",
+);
+/// "already" right before the match: what exists ("the informers are
+/// already cached"), not what is proposed.
+static ALREADY_BEFORE: AsciiFirst = AsciiFirst::word_shaped(r"(?i)\balready (?:\w+ )?$");
 static TODAY: AsciiFirst = AsciiFirst::word_shaped(
     r"(?i)\b(?:today|currently|at present|at the moment|presently|right now|as of now|historically|previously|in the past|used to|no longer|the (?:current|existing|legacy|old|previous) (?:\w+ ){0,2}?(?:system|service|implementation|design|setup|flow|process|approach|behaviou?r|code|version|pipeline|job|mechanism))\b",
 );
@@ -82,6 +106,12 @@ static USER_STORY: AsciiFirst = AsciiFirst::new(
 static PERSON_BEFORE: AsciiFirst = AsciiFirst::word_shaped(
     r"(?i)\b(?:customers?|users?|admins?|administrators?|agents?|operators?|reviewers?|approvers?|humans?|people|persons?|guests?|visitors?|shoppers?|buyers?|sellers?|you|someone|anyone|engineers?|developers?|maintainers?|support staff|account (?:owner|holder)s?|(?:customer |user |signed-in |logged-in )?accounts?)\s+(?:can\s+|may\s+|could\s+|might\s+|then\s+|must\s+|should\s+|will\s+|manually\s+)*$",
 );
+/// A person the system lets, asks or expects to act ("allows users to
+/// migrate data", "asks the user/controller to resubmit it"), or a passive
+/// done by hand ("should be manually purged"): the act is theirs.
+static PERSON_ASKED: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)(?:\b(?:allow|let|ask|require|enable|expect|instruct|tell|permit)(?:s|ed|ing)?\s+(?:the\s+|a\s+|an\s+|their\s+)?(?:end[- ])?(?:users?|admins?|administrators?|operators?|customers?|cluster[- ]admins?|developers?|maintainers?|owners?|humans?)(?:(?:\s+or\s+|/)\w+)?\s+to\s+|\b(?:be|is|are|get|gets|been)\s+manually\s+|\bby hand\s+)$",
+);
 /// A person as the object: "wait for their review", "for a human to approve".
 static PERSON_AFTER: AsciiFirst = AsciiFirst::word_shaped(
     r"(?i)^\s*(?:their|his|her|your|a human|a person|someone|an? (?:reviewer|approver|admin|operator)|the (?:reviewer|approver|admin|operator|user|customer))\b",
@@ -94,6 +124,56 @@ static QUOTED: LazyLock<Regex> =
 static CLAUSE_BREAK: AsciiFirst = AsciiFirst::word_shaped(
     r"(?i)[,;:(]|\b(?:but|and then|then|while|whereas|so|which|that|when|where|if|unless|otherwise|because|until|once|after|before)\b",
 );
+
+/// "Cons:", "**Drawbacks:** ...", "- Downside: ...": the label of an
+/// option's drawbacks, alone on its line or before the text.
+static CONS_LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:cons|drawbacks?|downsides?|disadvantages?)(?:\*\*|__)?\s*:")
+        .unwrap()
+});
+static PROS_LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:pros|advantages?|benefits?|upsides?)(?:\*\*|__)?\s*:",
+    )
+    .unwrap()
+});
+
+fn is_list_item(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with("- ")
+        || t.starts_with("* ")
+        || t.starts_with("+ ")
+        || t.split_once(". ")
+            .is_some_and(|(d, _)| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Line `n` is an option's drawback: it carries a "Cons:" label, or it is a
+/// list item (or its wrapped tail) under a "Cons:" label line.
+fn under_cons_label(spec: &Spec, n: usize) -> bool {
+    let Some(line) = spec.line(n) else {
+        return false;
+    };
+    if CONS_LABEL.is_match(&line.text) {
+        return true;
+    }
+    for m in (n.saturating_sub(12).max(1)..n).rev() {
+        let t = spec.lines[m - 1].text.as_str();
+        if t.trim().is_empty() {
+            continue;
+        }
+        if CONS_LABEL.is_match(t) {
+            return true;
+        }
+        if PROS_LABEL.is_match(t) || t.trim_start().starts_with('#') {
+            return false;
+        }
+        // Inside the list (an item or an indented continuation) keep looking.
+        if !(is_list_item(t) || t.starts_with(' ') || t.starts_with('\t')) {
+            return false;
+        }
+    }
+    false
+}
 
 /// Where a comment begins on a line of code: `//`, `/*`, a leading `*`
 /// (inside a block comment), `#` at the start or after a space, or ` -- `.
@@ -140,8 +220,30 @@ fn sentence_of(spec: &Spec, n: usize, start: usize, end: usize) -> (String, usiz
             .map(|i| i + 1)
             .unwrap_or(text.len())
     };
+    // A sentence that goes on to the next line of the same paragraph keeps
+    // its tail, so "a cleanup job ...\nmight be added later" is one sentence.
+    let mut suffix = String::new();
+    if sent_end == text.len() && !text.trim_end().ends_with(['.', '!', '?', ':']) {
+        let line = &spec.lines[n - 1];
+        if let Some(next) = spec.lines.get(n)
+            && next.block == line.block
+            && next.kind == line.kind
+        {
+            let t = next.text.as_str();
+            let b = t.as_bytes();
+            let upto = (0..b.len())
+                .find(|&i| ends(b[i] as char) && (i + 1 >= b.len() || b[i + 1] == b' '))
+                .map(|i| i + 1)
+                .unwrap_or(t.len());
+            suffix = format!(" {}", t[..upto].trim_start());
+        }
+    }
     match boundary_before(text, start) {
-        Some(s) => (text[s..sent_end].to_string(), start - s, end - s),
+        Some(s) => (
+            format!("{}{suffix}", &text[s..sent_end]),
+            start - s,
+            end - s,
+        ),
         None => {
             // Join the tail of the previous line of the same paragraph.
             let mut prefix = String::new();
@@ -158,7 +260,7 @@ fn sentence_of(spec: &Spec, n: usize, start: usize, end: usize) -> (String, usiz
             }
             let off = prefix.len();
             (
-                format!("{prefix}{}", &text[..sent_end]),
+                format!("{prefix}{}{suffix}", &text[..sent_end]),
                 start + off,
                 end + off,
             )
@@ -174,6 +276,9 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
         && comment_start(&line.text).is_some_and(|c| c <= start)
     {
         return Some(Reading::CodeComment);
+    }
+    if under_cons_label(spec, n) {
+        return Some(Reading::Drawback);
     }
     let (sentence, s, e) = sentence_of(spec, n, start, end);
     let before = &sentence[..s.min(sentence.len())];
@@ -203,13 +308,23 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
     if NEGATION.is_match(&clause_clean) || NEGATION_AFTER.is_match(after) || inner_denial {
         return Some(Reading::Negated);
     }
-    if PERSON_BEFORE.is_match(clause) || PERSON_AFTER.is_match(after) {
+    if PERSON_BEFORE.is_match(clause)
+        || PERSON_ASKED.is_match(clause)
+        || PERSON_AFTER.is_match(after)
+    {
         return Some(Reading::Person);
     }
-    if HYPOTHETICAL.is_match(before) {
+    let after_clause = match AFTER_CLAUSE_END.find(after) {
+        Some(m) => &after[..m.start],
+        None => after,
+    };
+    if HYPOTHETICAL.is_match(before)
+        || DEFERRED_BEFORE.is_match(before)
+        || DEFERRED_AFTER.is_match(after_clause)
+    {
         return Some(Reading::Hypothetical);
     }
-    if TODAY.is_match(before) {
+    if TODAY.is_match(before) || ALREADY_BEFORE.is_match(before) || DATED_PAST.is_match(before) {
         return Some(Reading::Today);
     }
     if OTHER_SYSTEM.is_match(before) {
@@ -324,6 +439,98 @@ mod tests {
     }
 
     #[test]
+    fn deferred_and_existing_things_are_not_the_design() {
+        use Reading::*;
+        assert_eq!(
+            reading(
+                "Memoizing the lookups could be considered for later needs.",
+                "memoizing"
+            ),
+            Some(Hypothetical)
+        );
+        assert_eq!(
+            reading(
+                "A nightly sweep job might be added in the future.",
+                "nightly sweep job"
+            ),
+            Some(Hypothetical)
+        );
+        assert_eq!(
+            reading(
+                "In a future release the uploader may retry the upload.",
+                "retry"
+            ),
+            Some(Hypothetical)
+        );
+        assert_eq!(
+            reading("The listers are already cached in memory.", "cached"),
+            Some(Today)
+        );
+        assert_eq!(
+            reading(
+                "Release 2.4 introduced a new framework for export hooks.",
+                "framework"
+            ),
+            Some(Today)
+        );
+        assert_eq!(
+            reading("We will add a new framework for export hooks.", "framework"),
+            None
+        );
+        // A deferral in another clause leaves the design statement standing.
+        assert_eq!(
+            reading(
+                "The worker retries at once, and jitter could be considered later.",
+                "retries"
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn what_the_system_lets_or_asks_a_person_to_do_is_theirs() {
+        use Reading::*;
+        assert_eq!(
+            reading(
+                "The new flag allows users to migrate their data.",
+                "migrate"
+            ),
+            Some(Person)
+        );
+        assert_eq!(
+            reading(
+                "The gateway returns a 409 to ask the user/agent to resubmit the form.",
+                "resubmit"
+            ),
+            Some(Person)
+        );
+        assert_eq!(
+            reading("Stale records should be manually purged.", "purged"),
+            Some(Person)
+        );
+        // The system's own act stays design.
+        assert_eq!(
+            reading("The flag allows the worker to retry the upload.", "retry"),
+            None
+        );
+    }
+
+    #[test]
+    fn an_options_cons_are_not_the_design() {
+        let doc = "# T\n\n## Design\n\n* **Cons:** the worker retries forever.\n\nOption B:\n\nCons:\n- Needs a home-made parser.\n  The client retries on every 500.\n\nPros:\n- The worker retries once.\n";
+        let spec = Spec::parse(None, doc.to_string());
+        let at = |n: usize, w: &str| {
+            let l = &spec.lines[n - 1].text.to_lowercase();
+            let s = l.find(w).unwrap();
+            not_design(&spec, n, s, s + w.len())
+        };
+        assert_eq!(at(5, "retries"), Some(Reading::Drawback));
+        assert_eq!(at(10, "parser"), Some(Reading::Drawback));
+        assert_eq!(at(11, "retries"), Some(Reading::Drawback));
+        assert_eq!(at(14, "retries"), None);
+    }
+
+    #[test]
     fn a_negation_in_another_clause_does_not_count() {
         assert_eq!(
             reading("No login is needed, and the worker calls the API.", "calls"),
@@ -335,8 +542,9 @@ mod tests {
         #[test]
         fn word_shaped_patterns_agree_with_unicode(text in crate::ascii_first::sample_texts()) {
             for p in [
-                &NEGATION, &NEGATION_AFTER, &HYPOTHETICAL, &TODAY, &OTHER_SYSTEM, &PROBLEM,
-                &PERSON_BEFORE, &PERSON_AFTER, &CLAUSE_BREAK,
+                &NEGATION, &NEGATION_AFTER, &HYPOTHETICAL, &DEFERRED_AFTER, &DEFERRED_BEFORE,
+                &AFTER_CLAUSE_END, &ALREADY_BEFORE, &DATED_PAST, &TODAY, &OTHER_SYSTEM, &PROBLEM,
+                &PERSON_BEFORE, &PERSON_ASKED, &PERSON_AFTER, &CLAUSE_BREAK,
             ] {
                 proptest::prop_assert!(p.agrees_on(&text), "{text:?}");
             }
@@ -350,5 +558,11 @@ mod tests {
             "# T\n\n## Design\n\nThe controller does not\nmake any HTTP calls.\n".to_string(),
         );
         assert_eq!(not_design(&spec, 6, 9, 19), Some(Reading::Negated));
+        // The tail on the next line counts too.
+        let spec = Spec::parse(
+            None,
+            "# T\n\n## Design\n\nA nightly sweep job that prunes old bundles\nmight be added in the future.\n".to_string(),
+        );
+        assert_eq!(not_design(&spec, 5, 2, 19), Some(Reading::Hypothetical));
     }
 }
