@@ -35,6 +35,7 @@ pub mod level_cost;
 pub mod nuance;
 pub mod offline;
 pub mod output_file;
+pub mod per_spec;
 pub mod persistence;
 pub mod persona;
 pub mod pipeline;

@@ -710,16 +710,18 @@ impl std::ops::Deref for LazyPatterns {
             // Syntax was checked at load; only the size limit could fail here.
             Source::Parsed(h) => build(h).map(|r| vec![r]).unwrap_or_default(),
             // Embedded: a unit test compiles every list, so neither fails.
-            Source::Unparsed(patterns) => patterns
-                .iter()
-                .map(|p| parse(p))
-                .collect::<Result<Vec<Hir>, _>>()
-                .ok()
-                .and_then(|hirs| build(&Hir::alternation(hirs)).ok())
+            Source::Unparsed(patterns) => build_list(patterns.iter().map(String::as_str))
                 .map(|r| vec![r])
                 .unwrap_or_default(),
         })
     }
+}
+
+/// Patterns parsed and compiled as one alternation; `None` when one does
+/// not parse or the whole exceeds the size limit.
+fn build_list<'p>(patterns: impl Iterator<Item = &'p str>) -> Option<Regex> {
+    let hirs: Vec<Hir> = patterns.map(parse).collect::<Result<_, _>>().ok()?;
+    build(&Hir::alternation(hirs)).ok()
 }
 
 impl Rule {
@@ -838,11 +840,10 @@ impl Rule {
         }
         // Syntax was checked at load (or by a unit test for the embedded
         // packs); only the size limit could fail, then the whole list.
-        let hirs: Result<Vec<Hir>, _> = (0..n)
+        let chosen = (0..n)
             .filter(|p| mask & (1 << p) != 0)
-            .map(|p| parse(&self.def.triggers[p]))
-            .collect();
-        match hirs.ok().and_then(|h| build(&Hir::alternation(h)).ok()) {
+            .map(|p| self.def.triggers[p].as_str());
+        match build_list(chosen) {
             Some(r) => {
                 let r = std::sync::Arc::new(r);
                 kept.push((mask, r.clone()));

@@ -47,14 +47,11 @@ pub struct Detector {
     automaton: Option<AhoCorasick>,
     /// Per pattern: (technology index, identifier).
     patterns: Vec<(usize, String)>,
-    /// The last spec's detections, by its SHA-256 and length: triage, the
-    /// verdict's nuance report and the prompts' checklist all ask about
-    /// the spec being run, and on a large spec the pass is not free.
-    last: std::sync::Arc<std::sync::Mutex<Option<Remembered>>>,
+    /// The last spec's detections: triage, the verdict's nuance report and
+    /// the prompts' checklist all ask about the spec being run, and on a
+    /// large spec the pass is not free.
+    last: crate::per_spec::PerSpec<Vec<Detection>>,
 }
-
-/// A spec (SHA-256 and length) and what was detected in it.
-type Remembered = ((String, usize), Vec<Detection>);
 
 fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
@@ -82,7 +79,7 @@ impl Detector {
         Detector {
             automaton,
             patterns,
-            last: Default::default(),
+            last: crate::per_spec::PerSpec::new(1),
         }
     }
 
@@ -142,16 +139,9 @@ impl Detector {
 
     /// `detect_text` on the spec, remembered for the next call on it.
     pub fn detect(&self, spec: &crate::spec::Spec) -> Vec<Detection> {
-        let id = (spec.sha256.clone(), spec.text.len());
-        let lock = || self.last.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((seen, found)) = &*lock()
-            && *seen == id
-        {
-            return found.clone();
-        }
-        let found = self.detect_text(&spec.text);
-        *lock() = Some((id, found.clone()));
-        found
+        self.last
+            .get(spec, || self.detect_text(&spec.text))
+            .to_vec()
     }
 }
 

@@ -27,6 +27,9 @@ struct Gap {
     /// term), filler words dropped: "retries" and "retried", "re-run" and
     /// "rerun", "request to the API" and "requests" share one.
     element: BTreeSet<String>,
+    /// `element` with the words for one exchange (`CALL_WORDS`) as one,
+    /// for comparing elements told in other words.
+    exchange: BTreeSet<String>,
     /// The components the cited lines name (`kubelet`, Postgres,
     /// `/v1/orders`), normalised.
     components: BTreeSet<String>,
@@ -60,10 +63,21 @@ impl Gap {
             .map(|s| super::lexicon::normalise(s))
             .filter(|s| !s.trim().is_empty())
             .collect();
+        let exchange = element
+            .iter()
+            .map(|s| {
+                if CALL_WORDS.contains(&s.as_str()) {
+                    CALL_WORDS[0].to_string()
+                } else {
+                    s.clone()
+                }
+            })
+            .collect();
         Gap {
             rule: c.rule.clone(),
             section: c.section.clone(),
             element,
+            exchange,
             components,
         }
     }
@@ -98,20 +112,8 @@ impl Gap {
     /// billing API" and "calls the currency API" share two and name two
     /// things.
     fn told_in_other_words(&self, other: &Gap) -> bool {
-        let fold = |element: &BTreeSet<String>| -> BTreeSet<String> {
-            element
-                .iter()
-                .map(|s| {
-                    if CALL_WORDS.contains(&s.as_str()) {
-                        "call".to_string()
-                    } else {
-                        s.clone()
-                    }
-                })
-                .collect()
-        };
-        let (mine, theirs) = (fold(&self.element), fold(&other.element));
-        let shared = mine.intersection(&theirs).count();
+        let (mine, theirs) = (&self.exchange, &other.exchange);
+        let shared = mine.intersection(theirs).count();
         shared >= 3 && 2 * shared >= mine.len() && 2 * shared >= theirs.len()
     }
 

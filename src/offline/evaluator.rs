@@ -31,6 +31,7 @@ use super::lexicon::Lexicon;
 use super::subject;
 use crate::catalog::Catalog;
 use crate::concern::{Concern, Decision, Vote};
+use crate::per_spec::PerSpec;
 use crate::rule::Rule;
 use crate::spec::{LineKind, SectionRole, Spec};
 use std::collections::{HashMap, HashSet};
@@ -394,31 +395,13 @@ fn once<K: std::hash::Hash + Eq, V>(cells: &Cells<K, V>, key: K, f: impl FnOnce(
     cell.get_or_init(|| Arc::new(f())).clone()
 }
 
-/// Specs whose caches are kept: a batch review judges a few specs at once
-/// (one per worker), and an older spec's cache is only rebuilt if asked for
-/// again.
-const CACHED_SPECS: usize = 16;
-
 /// The caches of the specs judged most recently, shared by every thread:
 /// the three evaluators vote on each concern in parallel, and per-thread
 /// caches made each thread read the whole document again.
-static CACHES: Mutex<Vec<(SpecId, Arc<SpecCache>)>> = Mutex::new(Vec::new());
-
-/// A spec as the caches know it: its SHA-256 and its number of lines.
-type SpecId = (String, usize);
+static CACHES: PerSpec<SpecCache> = PerSpec::new(16);
 
 fn cache_for(spec: &Spec) -> Arc<SpecCache> {
-    let mut caches = CACHES.lock().unwrap_or_else(|e| e.into_inner());
-    let id = (spec.sha256.as_str(), spec.lines.len());
-    if let Some((_, c)) = caches.iter().find(|((h, n), _)| (h.as_str(), *n) == id) {
-        return c.clone();
-    }
-    if caches.len() >= CACHED_SPECS {
-        caches.remove(0);
-    }
-    let c = Arc::new(SpecCache::default());
-    caches.push(((spec.sha256.clone(), spec.lines.len()), c.clone()));
-    c
+    CACHES.get(spec, SpecCache::default)
 }
 
 /// Every mention of the rule's safeguards (and synonyms) in the document,
@@ -756,19 +739,5 @@ mod tests {
         // Another key is another computation.
         assert_eq!(*once(&cells, 2, || 7), 7);
         assert_eq!(calls.load(Ordering::SeqCst), 1);
-    }
-
-    #[test]
-    fn the_shared_cache_keeps_a_bounded_number_of_specs() {
-        let specs: Vec<Spec> = (0..CACHED_SPECS + 4)
-            .map(|i| Spec::parse(None, format!("# Spec {i}\n\nEvery call has a timeout.\n")))
-            .collect();
-        let first = cache_for(&specs[0]);
-        assert!(Arc::ptr_eq(&first, &cache_for(&specs[0])));
-        for s in &specs {
-            cache_for(s);
-        }
-        assert!(CACHES.lock().unwrap().len() <= CACHED_SPECS);
-        assert!(!Arc::ptr_eq(&first, &cache_for(&specs[1])));
     }
 }

@@ -235,32 +235,16 @@ fn unreachable_line() -> &'static Normalised {
     &EMPTY
 }
 
-/// Specs whose normalised lines are kept (a batch review judges one spec
-/// per worker at a time).
-const CACHED_SPECS: usize = 4;
+/// The normalised lines of the specs read most recently (a batch review
+/// reads one spec per worker at a time).
+static SPECS: crate::per_spec::PerSpec<SpecLines> = crate::per_spec::PerSpec::new(4);
 
-type SpecId = (String, usize);
-
-static SPECS: std::sync::Mutex<Vec<(SpecId, std::sync::Arc<SpecLines>)>> =
-    std::sync::Mutex::new(Vec::new());
-
-/// The normalised lines of `spec` (see `SpecLines`).
+/// The normalised lines of `spec` (see `SpecLines`), each computed when
+/// first asked for.
 pub fn spec_lines(spec: &crate::spec::Spec) -> std::sync::Arc<SpecLines> {
-    let mut specs = SPECS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, l)) = specs
-        .iter()
-        .find(|((h, n), _)| *h == spec.sha256 && *n == spec.lines.len())
-    {
-        return l.clone();
-    }
-    if specs.len() >= CACHED_SPECS {
-        specs.remove(0);
-    }
-    let l = std::sync::Arc::new(SpecLines {
+    SPECS.get(spec, || SpecLines {
         lines: (0..spec.lines.len()).map(|_| Default::default()).collect(),
-    });
-    specs.push(((spec.sha256.clone(), spec.lines.len()), l.clone()));
-    l
+    })
 }
 
 #[cfg(test)]
