@@ -129,7 +129,7 @@ async fn the_checklist_goes_after_the_spec_only_when_a_technology_is_detected() 
 #[ignore]
 async fn tokens_per_level_on_a_dev_spec() {
     let path = std::env::var("LEVEL_SPEC")
-        .unwrap_or_else(|_| "../../shared/corpus/dev/webhook-retry-dispatcher.md".into());
+        .unwrap_or_else(|_| "../shared/corpus/dev/webhook-retry-dispatcher.md".into());
     let Ok(text) = std::fs::read_to_string(&path) else {
         eprintln!("no spec at {path}");
         return;
