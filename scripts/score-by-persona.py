@@ -30,11 +30,14 @@ def main():
     ap.add_argument("--score-py", default="/work/shared/corpus/score.py")
     ap.add_argument("--why", action="store_true")
     ap.add_argument("--noise", action="store_true", help="list unlabeled survivors")
+    ap.add_argument("--causes", action="store_true",
+                    help="count missed defects by cause (never on the validation set)")
     ap.add_argument("dirs", nargs="+")
     args = ap.parse_args()
     score = load_score(args.score_py)
     words = score.resolve_command(args.gauntlet)
     per = defaultdict(lambda: dict(defects=0, caught=0, mitigated=0, alarms=0, unlabeled=0))
+    causes = defaultdict(int)
     specs = 0
     for d in args.dirs:
         for spec in sorted(Path(d).glob("*.md")):
@@ -59,6 +62,8 @@ def main():
                     bad = (kind == "defects") != bool(hits)
                     if hits:
                         p[key] += 1
+                    if bad and kind == "defects" and args.causes:
+                        causes[miss_cause(score, concerns, lab)] += 1
                     if bad and args.why:
                         tag = "MISS" if kind == "defects" else "ALARM"
                         print(f"{tag} {spec.name}:{lab['line']} {lab['id']} [{lab['persona']}] {lab['about']}")
@@ -78,6 +83,32 @@ def main():
         r = p["caught"] / p["defects"] if p["defects"] else 0
         f = p["alarms"] / p["mitigated"] if p["mitigated"] else 0
         print(f"{name:22s} {r:5.2f} ({p['caught']:2d}/{p['defects']:2d}) {f:5.2f} ({p['alarms']:2d}/{p['mitigated']:2d}) {p['unlabeled']/max(specs,1):15.2f}")
+    if args.causes:
+        print("\nmissed defects by cause:")
+        for name, n in sorted(causes.items(), key=lambda kv: -kv[1]):
+            print(f"  {n:3d}  {name}")
+
+
+def miss_cause(score, concerns, lab):
+    """Why a defect was missed: the closest thing the run did raise."""
+    def near(c):
+        ln = c.get("lines")
+        return not ln or ln[0] - score.SLACK <= lab["line"] <= ln[1] + score.SLACK
+
+    def words(c):
+        text = (str(c.get("title", "")) + " " + str(c.get("detail", ""))).lower()
+        return any(k in text for k in lab["any_of"])
+
+    mine = [c for c in concerns if c.get("adversary") == lab["persona"]]
+    if any(score.concern_matches(c, lab) for c in mine):
+        return "raised and matching, but not surviving (dismissed, filtered or deferred)"
+    if any(words(c) for c in mine if c.get("status") in score.SURVIVING):
+        return "right persona and words, too far from the line"
+    if any(near(c) for c in mine if c.get("status") in score.SURVIVING):
+        return "right persona near the line, other words"
+    if any(near(c) and words(c) for c in concerns if c.get("status") in score.SURVIVING):
+        return "another persona raised it near the line"
+    return "nothing of that persona near the line"
 
 
 if __name__ == "__main__":
