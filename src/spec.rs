@@ -61,6 +61,10 @@ pub enum SectionRole {
     /// details come later, so rules prefer findings elsewhere.
     Summary,
     Preamble,
+    /// Requirements: in a product document they state what is built ("the
+    /// system sends a reminder 24 h before"), so triggers fire there, and a
+    /// quantified requirement is also a blanket policy, as in Goals.
+    Requirements,
     /// Parts of a design document that are not the design: test plans,
     /// graduation and release checklists, implementation history, review
     /// questionnaires (a heading that is a question), tables of contents,
@@ -211,7 +215,7 @@ fn section_role(heading: &str) -> SectionRole {
         SectionRole::Process
     } else if has("non-goal") || has("non goal") || has("nongoal") || has("out of scope") {
         SectionRole::NonGoals
-    } else if has("open question") || has("unresolved") || has("future work") || has("faq") {
+    } else if has("open question") || has("unresolved") || has("future work") {
         SectionRole::OpenQuestions
     } else if has("alternative") || has("rejected") {
         SectionRole::Alternatives
@@ -242,8 +246,10 @@ fn section_role(heading: &str) -> SectionRole {
         || has("user journey")
     {
         SectionRole::Summary
-    } else if has("goal") || has("objective") || has("success") || has("requirement") {
+    } else if has("goal") || has("objective") || has("success") {
         SectionRole::Goals
+    } else if has("requirement") {
+        SectionRole::Requirements
     } else {
         SectionRole::Normal
     }
@@ -648,7 +654,7 @@ fn structure(text: &str) -> Structure {
         } else {
             section_role(heading)
         };
-        if role == SectionRole::Normal
+        if matches!(role, SectionRole::Normal | SectionRole::Requirements)
             && let Some(p) = parent
             && matches!(
                 sections[p].role,
@@ -746,6 +752,19 @@ mod tests {
         assert_eq!(s.section_of(23).unwrap().role, SectionRole::Process);
         // A question heading outside a questionnaire is part of the design.
         assert_eq!(s.section_of(27).unwrap().role, SectionRole::Normal);
+    }
+
+    #[test]
+    fn requirements_and_faq_sections_state_the_design() {
+        // A product document's requirements and a design FAQ's answers say
+        // what is built; a readiness questionnaire's "Monitoring
+        // Requirements" stays part of the questionnaire.
+        let doc = "# T\n\n## Functional Requirements\n\nx\n\n## FAQ\n\n### What if it fails?\n\ny\n\n## Goals and requirements\n\nz\n\n## Production Readiness Review Questionnaire\n\n### Monitoring Requirements\n\nw\n";
+        let s = Spec::parse(None, doc.to_string());
+        assert_eq!(s.section_of(5).unwrap().role, SectionRole::Requirements);
+        assert_eq!(s.section_of(11).unwrap().role, SectionRole::Normal);
+        assert_eq!(s.section_of(15).unwrap().role, SectionRole::Goals);
+        assert_eq!(s.section_of(21).unwrap().role, SectionRole::Process);
     }
 
     #[test]

@@ -49,7 +49,10 @@ struct Hit {
 fn states_design(spec: &Spec, line: &crate::spec::Line) -> bool {
     matches!(
         spec.sections[line.section].role,
-        SectionRole::Normal | SectionRole::Preamble | SectionRole::Summary
+        SectionRole::Normal
+            | SectionRole::Preamble
+            | SectionRole::Summary
+            | SectionRole::Requirements
     )
 }
 
@@ -89,8 +92,10 @@ pub fn goal_line(spec: &Spec, rule: &Rule) -> Option<usize> {
     spec.lines
         .iter()
         .find(|l| {
-            spec.sections[l.section].role == SectionRole::Goals
-                && !matches!(l.kind, LineKind::Heading | LineKind::Blank)
+            matches!(
+                spec.sections[l.section].role,
+                SectionRole::Goals | SectionRole::Requirements
+            ) && !matches!(l.kind, LineKind::Heading | LineKind::Blank)
                 && rule.goals.iter().any(|g| g.is_match(l.lower.as_bytes()))
         })
         .map(|l| l.number)
@@ -304,7 +309,10 @@ fn attack_rule_on(spec: &Spec, rule: &Rule, candidates: Option<&Candidates>) -> 
         // passing mention of one.
         let strength = c.iter().map(|h| h.strength).max().unwrap_or(1);
         (
-            matches!(role, SectionRole::Summary | SectionRole::Preamble),
+            matches!(
+                role,
+                SectionRole::Summary | SectionRole::Preamble | SectionRole::Requirements
+            ),
             only_figure,
             std::cmp::Reverse(strength),
             std::cmp::Reverse(own_section),
@@ -399,7 +407,7 @@ fn confidence(spec: &Spec, cluster: &[Hit], found: &[evidence::Evidence]) -> f64
     let mut c: f64 = 0.6;
     match spec.sections[first.section].role {
         SectionRole::Normal => c += 0.15,
-        SectionRole::Summary | SectionRole::Preamble => c -= 0.15,
+        SectionRole::Summary | SectionRole::Preamble | SectionRole::Requirements => c -= 0.15,
         _ => {}
     }
     if cluster.iter().all(|h| {

@@ -241,8 +241,10 @@ pub fn blanket_lines(spec: &Spec) -> Vec<usize> {
                 && !matches!(l.kind, LineKind::Heading | LineKind::Blank | LineKind::Html)
                 && (is_universal(&l.text)
                     || BLANKET.is_match(&l.lower)
-                    || spec.sections[l.section].role == SectionRole::Goals
-                        && QUANTIFIER.is_match(&l.lower))
+                    || matches!(
+                        spec.sections[l.section].role,
+                        SectionRole::Goals | SectionRole::Requirements
+                    ) && QUANTIFIER.is_match(&l.lower))
         })
         .map(|l| l.number)
         .collect();

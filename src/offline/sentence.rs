@@ -67,7 +67,7 @@ static NEGATION_AFTER: AsciiFirst = AsciiFirst::word_shaped(
     r"(?i)^\W*(?:\w+\W+){0,2}?(?:is|are|will be|must be|should be|gets?)\s+(?:not (?:used|supported|enabled|allowed|planned|needed|required|in scope|part of)|disabled|removed|out of scope|forbidden|prohibited)\b",
 );
 static HYPOTHETICAL: AsciiFirst = AsciiFirst::word_shaped(
-    r"(?i)\b(?:if we were to|were we to|suppose|imagine|hypothetical(?:ly)?|one option would be|another option would be|we (?:also )?considered|(?:was|were) considered|we could (?:also )?instead|a naive|naively|strawman)\b",
+    r"(?i)\b(?:if we were to|were we to|suppose|imagine|hypothetical(?:ly)?|one option would be|another option would be|we (?:also )?considered|(?:was|were) considered|we could (?:also )?instead|a naive|naively|strawman|(?:as )?an? worst[- ]case (?:example|scenario))\b",
 );
 /// A deferral after the match, in its own clause: "caching the results could
 /// be considered", "a cleanup job might be added in the future". Nothing is
@@ -78,6 +78,11 @@ static DEFERRED_AFTER: AsciiFirst = AsciiFirst::word_shaped(
 /// A deferral before the match: "in a future release we may cache ...".
 static DEFERRED_BEFORE: AsciiFirst = AsciiFirst::word_shaped(
     r"(?i)\b(?:in (?:the|a) future (?:release|version|iteration|phase|kep|enhancement)s?|(?:could|might|may) (?:\w+ ){0,2}?in (?:the|a) future|as future work|left for (?:later|future work))\b",
+);
+/// A sentence labelled as left out: "Out of scope: recurring imports",
+/// "**Future work:** ...", "Non-goals: ...".
+static LEFT_OUT_LABEL: AsciiFirst = AsciiFirst::new(
+    r"(?i)^\W*(?:out of scope|not in scope|non-?goals?|future work|later phases?|deferred|not planned)\W*:",
 );
 /// Where the clause after the match ends, for `DEFERRED_AFTER`.
 static AFTER_CLAUSE_END: AsciiFirst =
@@ -319,6 +324,7 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
         None => after,
     };
     if HYPOTHETICAL.is_match(before)
+        || LEFT_OUT_LABEL.is_match(before)
         || DEFERRED_BEFORE.is_match(before)
         || DEFERRED_AFTER.is_match(after_clause)
     {
@@ -398,6 +404,24 @@ mod tests {
             reading(
                 "If we were to retry forever, the queue would grow.",
                 "retry"
+            ),
+            Some(Hypothetical)
+        );
+        assert_eq!(
+            reading(
+                "Out of scope: deals import, scheduled recurring imports, exports.",
+                "recurring"
+            ),
+            Some(Hypothetical)
+        );
+        assert_eq!(
+            reading("**Future work:** retry failed exports.", "retry"),
+            Some(Hypothetical)
+        );
+        assert_eq!(
+            reading(
+                "As a worst-case example, if an authorizer ran Python, then os.system would run.",
+                "os.system"
             ),
             Some(Hypothetical)
         );
