@@ -93,6 +93,9 @@ pub enum Check {
     CallCycle,
     /// "We never store X" in one place, X stored in another.
     Contradiction,
+    /// A figure worked out from the spec's own numbers that they do not
+    /// give: a time to finish, a data volume, shares over 100%.
+    StatedMath,
 }
 
 /// The trigger needs of every embedded rule, generated from the packs by

@@ -28,14 +28,21 @@ pub fn is_design(spec: &Spec, n: usize) -> bool {
         !matches!(l.kind, LineKind::Heading | LineKind::Blank | LineKind::Html)
             && matches!(
                 spec.sections[l.section].role,
-                SectionRole::Normal | SectionRole::Preamble | SectionRole::Summary
+                SectionRole::Normal
+                    | SectionRole::Preamble
+                    | SectionRole::Summary
+                    | SectionRole::Requirements
             )
     })
 }
 
 fn is_goal(spec: &Spec, n: usize) -> bool {
-    spec.line(n)
-        .is_some_and(|l| spec.sections[l.section].role == SectionRole::Goals)
+    spec.line(n).is_some_and(|l| {
+        matches!(
+            spec.sections[l.section].role,
+            SectionRole::Goals | SectionRole::Requirements
+        )
+    })
 }
 
 pub fn run(spec: &Spec, rule: &Rule, check: Check) -> Vec<Candidate> {
@@ -46,6 +53,7 @@ pub fn run(spec: &Spec, rule: &Rule, check: Check) -> Vec<Candidate> {
         Check::PollingLatency => polling_latency(spec),
         Check::CallCycle => call_cycle(spec),
         Check::Contradiction => contradiction(spec),
+        Check::StatedMath => super::stated_math::run(spec),
     }
 }
 

@@ -13,6 +13,7 @@ pub mod fresh_eyes;
 pub mod lexicon;
 pub mod rebuttal;
 pub mod sentence;
+pub mod stated_math;
 pub mod subject;
 
 use crate::catalog::{Catalog, FINAL_BOSS};
