@@ -45,18 +45,20 @@ static COUNT_RATE: AsciiFirst = AsciiFirst::new(concat!(
     r"\s+(?:[a-z-]+\s*){0,2}?(?:/|\bper\b|\ba\b|\beach\b)\s*(second|sec|minute|min|hour|day|week|month)\b"
 ));
 
-fn number(digits: &str, suffix: Option<&str>) -> Option<f64> {
+/// A number's value: digits with `,` separators, times its magnitude
+/// (`k`, `m`, `b`, or the words `thousand`, `million`, `billion`, `bn`).
+pub(crate) fn number(digits: &str, suffix: Option<&str>) -> Option<f64> {
     let n: f64 = digits.replace(',', "").parse().ok()?;
-    let mult = match suffix.map(|s| s.to_ascii_lowercase()) {
-        Some(s) if s == "k" => 1e3,
-        Some(s) if s == "m" => 1e6,
-        Some(s) if s == "b" => 1e9,
+    let mult = match suffix.map(|s| s.to_ascii_lowercase()).as_deref() {
+        Some("k" | "thousand") => 1e3,
+        Some("m" | "million") => 1e6,
+        Some("b" | "bn" | "billion") => 1e9,
         _ => 1.0,
     };
     Some(n * mult)
 }
 
-fn seconds_of(unit: &str) -> Option<f64> {
+pub(crate) fn seconds_of(unit: &str) -> Option<f64> {
     let u = unit.to_ascii_lowercase();
     Some(match u.as_str() {
         "ms" | "millisecond" | "milliseconds" => 0.001,

@@ -26,7 +26,8 @@ const TIME_SLACK: f64 = 1.5;
 /// How far a volume claim may be off (either way) before it is raised.
 const VOLUME_SLACK: f64 = 4.0;
 
-/// A number with an optional magnitude, as in `quantity`.
+/// A number with an optional magnitude (`quantity::number` reads it), as
+/// in `quantity`, plus the magnitude words.
 macro_rules! num {
     () => {
         r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k|m|b|bn|thousand|million|billion)?\b"
@@ -85,27 +86,6 @@ struct Num {
     noun: String,
 }
 
-fn number(digits: &str, magnitude: Option<&str>) -> Option<f64> {
-    let n: f64 = digits.replace(',', "").parse().ok()?;
-    let m = match magnitude.map(|s| s.to_ascii_lowercase()).as_deref() {
-        Some("k" | "thousand") => 1e3,
-        Some("m" | "million") => 1e6,
-        Some("b" | "bn" | "billion") => 1e9,
-        _ => 1.0,
-    };
-    Some(n * m)
-}
-
-fn secs_of(unit: &str) -> Option<f64> {
-    Some(match unit.to_ascii_lowercase().as_str() {
-        "s" | "sec" | "second" | "hz" => 1.0,
-        "m" | "min" | "minute" => 60.0,
-        "h" | "hr" | "hour" => 3600.0,
-        "d" | "day" => 86400.0,
-        _ => return None,
-    })
-}
-
 /// Rates per second in `text`, excluding data rates ("2 TB/day").
 fn rates(text: &str) -> Vec<Num> {
     RATE.captures_iter(text)
@@ -119,9 +99,15 @@ fn rates(text: &str) -> Vec<Num> {
             if !quantity::sizes(whole).is_empty() {
                 return None;
             }
-            let per = secs_of(unit.as_str())?;
+            // Hertz is per second.
+            let unit = unit.as_str();
+            let per = if unit.eq_ignore_ascii_case("hz") {
+                1.0
+            } else {
+                quantity::seconds_of(unit)?
+            };
             Some(Num {
-                value: number(digits.as_str(), mag.map(|m| m.as_str()))? / per,
+                value: quantity::number(digits.as_str(), mag.map(|m| m.as_str()))? / per,
                 span: digits.start()..c.get(0)?.end(),
                 noun: String::new(),
             })
@@ -153,7 +139,7 @@ fn counts(text: &str, rates: &[Num]) -> Vec<Num> {
                 return None;
             }
             Some(Num {
-                value: number(digits.as_str(), c.get(2).map(|m| m.as_str()))?,
+                value: quantity::number(digits.as_str(), c.get(2).map(|m| m.as_str()))?,
                 span,
                 noun,
             })
