@@ -73,6 +73,35 @@ pub enum SectionRole {
     Process,
 }
 
+impl SectionRole {
+    /// Whether the section may state the design: only there do triggers
+    /// fire (not background, alternatives, goals, open questions, process).
+    pub fn states_design(self) -> bool {
+        matches!(
+            self,
+            SectionRole::Normal
+                | SectionRole::Preamble
+                | SectionRole::Summary
+                | SectionRole::Requirements
+        )
+    }
+
+    /// Whether the section states what is wanted: its quantified items are
+    /// blanket policies and its figures are goals the design must reach.
+    pub fn states_goals(self) -> bool {
+        matches!(self, SectionRole::Goals | SectionRole::Requirements)
+    }
+
+    /// Whether the section tells the design briefly, with the details
+    /// later: findings elsewhere are preferred.
+    pub fn is_brief(self) -> bool {
+        matches!(
+            self,
+            SectionRole::Summary | SectionRole::Preamble | SectionRole::Requirements
+        )
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Section {
     pub heading: String,

@@ -47,13 +47,7 @@ struct Hit {
 /// alternatives, goals, open questions or process): only there do
 /// triggers fire.
 fn states_design(spec: &Spec, line: &crate::spec::Line) -> bool {
-    matches!(
-        spec.sections[line.section].role,
-        SectionRole::Normal
-            | SectionRole::Preamble
-            | SectionRole::Summary
-            | SectionRole::Requirements
-    )
+    spec.sections[line.section].role.states_design()
 }
 
 /// Every concern one persona raises on the spec.
@@ -92,10 +86,8 @@ pub fn goal_line(spec: &Spec, rule: &Rule) -> Option<usize> {
     spec.lines
         .iter()
         .find(|l| {
-            matches!(
-                spec.sections[l.section].role,
-                SectionRole::Goals | SectionRole::Requirements
-            ) && !matches!(l.kind, LineKind::Heading | LineKind::Blank)
+            spec.sections[l.section].role.states_goals()
+                && !matches!(l.kind, LineKind::Heading | LineKind::Blank)
                 && rule.goals.iter().any(|g| g.is_match(l.lower.as_bytes()))
         })
         .map(|l| l.number)
@@ -309,10 +301,7 @@ fn attack_rule_on(spec: &Spec, rule: &Rule, candidates: Option<&Candidates>) -> 
         // passing mention of one.
         let strength = c.iter().map(|h| h.strength).max().unwrap_or(1);
         (
-            matches!(
-                role,
-                SectionRole::Summary | SectionRole::Preamble | SectionRole::Requirements
-            ),
+            role.is_brief(),
             only_figure,
             std::cmp::Reverse(strength),
             std::cmp::Reverse(own_section),
@@ -405,10 +394,11 @@ const SUBJECT_TERMS: usize = 6;
 fn confidence(spec: &Spec, cluster: &[Hit], found: &[evidence::Evidence]) -> f64 {
     let first = &spec.lines[cluster[0].line - 1];
     let mut c: f64 = 0.6;
-    match spec.sections[first.section].role {
-        SectionRole::Normal => c += 0.15,
-        SectionRole::Summary | SectionRole::Preamble | SectionRole::Requirements => c -= 0.15,
-        _ => {}
+    let role = spec.sections[first.section].role;
+    if role == SectionRole::Normal {
+        c += 0.15;
+    } else if role.is_brief() {
+        c -= 0.15;
     }
     if cluster.iter().all(|h| {
         matches!(

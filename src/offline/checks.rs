@@ -26,23 +26,13 @@ pub struct Candidate {
 pub fn is_design(spec: &Spec, n: usize) -> bool {
     spec.line(n).is_some_and(|l| {
         !matches!(l.kind, LineKind::Heading | LineKind::Blank | LineKind::Html)
-            && matches!(
-                spec.sections[l.section].role,
-                SectionRole::Normal
-                    | SectionRole::Preamble
-                    | SectionRole::Summary
-                    | SectionRole::Requirements
-            )
+            && spec.sections[l.section].role.states_design()
     })
 }
 
 fn is_goal(spec: &Spec, n: usize) -> bool {
-    spec.line(n).is_some_and(|l| {
-        matches!(
-            spec.sections[l.section].role,
-            SectionRole::Goals | SectionRole::Requirements
-        )
-    })
+    spec.line(n)
+        .is_some_and(|l| spec.sections[l.section].role.states_goals())
 }
 
 pub fn run(spec: &Spec, rule: &Rule, check: Check) -> Vec<Candidate> {

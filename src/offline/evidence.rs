@@ -241,10 +241,8 @@ pub fn blanket_lines(spec: &Spec) -> Vec<usize> {
                 && !matches!(l.kind, LineKind::Heading | LineKind::Blank | LineKind::Html)
                 && (is_universal(&l.text)
                     || BLANKET.is_match(&l.lower)
-                    || matches!(
-                        spec.sections[l.section].role,
-                        SectionRole::Goals | SectionRole::Requirements
-                    ) && QUANTIFIER.is_match(&l.lower))
+                    || spec.sections[l.section].role.states_goals()
+                        && QUANTIFIER.is_match(&l.lower))
         })
         .map(|l| l.number)
         .collect();

@@ -26,8 +26,8 @@ const TIME_SLACK: f64 = 1.5;
 /// How far a volume claim may be off (either way) before it is raised.
 const VOLUME_SLACK: f64 = 4.0;
 
-/// A number with an optional magnitude (`quantity::number` reads it), as
-/// in `quantity`, plus the magnitude words.
+/// A number with an optional magnitude: `quantity`'s letters (k, m, b) and
+/// the words (thousand, million...); `quantity::number` reads both.
 macro_rules! num {
     () => {
         r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k|m|b|bn|thousand|million|billion)?\b"
@@ -82,8 +82,6 @@ const NOT_THINGS: &[&str] = &[
 struct Num {
     value: f64,
     span: Range<usize>,
-    #[allow(dead_code)]
-    noun: String,
 }
 
 /// Rates per second in `text`, excluding data rates ("2 TB/day").
@@ -109,7 +107,6 @@ fn rates(text: &str) -> Vec<Num> {
             Some(Num {
                 value: quantity::number(digits.as_str(), mag.map(|m| m.as_str()))? / per,
                 span: digits.start()..c.get(0)?.end(),
-                noun: String::new(),
             })
         })
         .collect()
@@ -141,7 +138,6 @@ fn counts(text: &str, rates: &[Num]) -> Vec<Num> {
             Some(Num {
                 value: quantity::number(digits.as_str(), c.get(2).map(|m| m.as_str()))?,
                 span,
-                noun,
             })
         })
         .collect()
