@@ -96,6 +96,9 @@ pub enum Check {
     /// A figure worked out from the spec's own numbers that they do not
     /// give: a time to finish, a data volume, shares over 100%.
     StatedMath,
+    /// A field table and a JSON example that disagree about a field's
+    /// type, range or allowed values.
+    SchemaExample,
 }
 
 /// The trigger needs of every embedded rule, generated from the packs by

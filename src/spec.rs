@@ -232,6 +232,29 @@ impl Spec {
     }
 }
 
+/// The cells of a Markdown table row, trimmed; an escaped `\|` stays in
+/// its cell.
+pub fn table_cells(row: &str) -> Vec<&str> {
+    let row = row.trim();
+    let row = row.strip_prefix('|').unwrap_or(row);
+    let row = if row.ends_with('|') && !row.ends_with("\\|") {
+        &row[..row.len() - 1]
+    } else {
+        row
+    };
+    let mut cells = Vec::new();
+    let mut start = 0;
+    let bytes = row.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'|' && (i == 0 || bytes[i - 1] != b'\\') {
+            cells.push(row[start..i].trim());
+            start = i + 1;
+        }
+    }
+    cells.push(row[start..].trim());
+    cells
+}
+
 pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     crate::concern::hex(&Sha256::digest(bytes))
@@ -843,6 +866,13 @@ mod tests {
         assert_eq!(s.line(10).unwrap().lower, "ls migrations");
         // Spec::lower agrees with the lines.
         assert!(!s.lower.contains("backoff"));
+    }
+
+    #[test]
+    fn table_cells_split_on_unescaped_pipes() {
+        assert_eq!(table_cells("| a | `b` | c |"), ["a", "`b`", "c"]);
+        assert_eq!(table_cells("a | b"), ["a", "b"]);
+        assert_eq!(table_cells(r"| `x` \| `y` | z |"), [r"`x` \| `y`", "z"]);
     }
 
     #[test]

@@ -10,7 +10,7 @@
 use crate::ascii_first::{AsciiFirst, Groups};
 use crate::quantity::{self, human_bytes, human_secs};
 use crate::rule::{Check, Rule};
-use crate::spec::{LineKind, SectionRole, Spec};
+use crate::spec::{LineKind, SectionRole, Spec, table_cells as cells};
 use std::collections::BTreeMap;
 
 /// A finding from a check: where, what it is about, what was worked out.
@@ -44,6 +44,7 @@ pub fn run(spec: &Spec, rule: &Rule, check: Check) -> Vec<Candidate> {
         Check::CallCycle => call_cycle(spec),
         Check::Contradiction => contradiction(spec),
         Check::StatedMath => super::stated_math::run(spec),
+        Check::SchemaExample => super::schema_example::run(spec),
     }
 }
 
@@ -353,13 +354,6 @@ fn table_delay(spec: &Spec, n: usize) -> Option<Delay> {
     if header.number == n || header.kind != LineKind::Table {
         return None;
     }
-    let cells = |t: &str| -> Vec<String> {
-        t.trim()
-            .trim_matches('|')
-            .split('|')
-            .map(|c| c.trim().to_string())
-            .collect()
-    };
     let col = cells(&header.text)
         .iter()
         .position(|h| INTERVAL_HEADER.is_match(h))?;

@@ -12,6 +12,7 @@ pub mod final_boss;
 pub mod fresh_eyes;
 pub mod lexicon;
 pub mod rebuttal;
+pub mod schema_example;
 pub mod sentence;
 pub mod stated_math;
 pub mod subject;

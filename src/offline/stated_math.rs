@@ -18,7 +18,7 @@
 use super::checks::{Candidate, is_design};
 use crate::ascii_first::AsciiFirst;
 use crate::quantity::{self, human_bytes, human_secs};
-use crate::spec::{LineKind, Spec};
+use crate::spec::{LineKind, Spec, table_cells as cells};
 use std::ops::Range;
 
 /// How far a time-to-finish claim may be off before it is raised.
@@ -412,16 +412,6 @@ fn shares(spec: &Spec) -> Vec<Candidate> {
         }
     }
     out
-}
-
-/// The cells of a table row.
-fn cells(row: &str) -> Vec<&str> {
-    row.trim()
-        .trim_start_matches('|')
-        .trim_end_matches('|')
-        .split('|')
-        .map(str::trim)
-        .collect()
 }
 
 #[cfg(test)]
