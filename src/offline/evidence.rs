@@ -100,25 +100,91 @@ pub fn find(spec: &Spec, patterns: &[Pattern], lines: Range<usize>) -> Vec<Evide
             continue;
         }
         let mut best: Option<Evidence> = None;
+        let mut offer = |kind: EvidenceKind, matched: &str| {
+            if best.as_ref().is_none_or(|b| rank(kind) > rank(b.kind)) {
+                best = Some(Evidence {
+                    line: n,
+                    kind,
+                    matched: matched.to_string(),
+                });
+            }
+        };
         for p in patterns {
             for m in p.find_iter(line.lower.as_bytes()) {
-                let kind = classify(spec, n, m.start(), m.end());
-                let better = match &best {
-                    None => true,
-                    Some(b) => rank(kind) > rank(b.kind),
-                };
-                if better {
-                    best = Some(Evidence {
-                        line: n,
-                        kind,
-                        matched: line.text[m.range()].to_string(),
-                    });
+                offer(classify(spec, n, m.start(), m.end()), &line.text[m.range()]);
+            }
+        }
+        // A safeguard worded across a line break ("gives the remainder to
+        // the last\nline"): matched on the seam, counted on this line.
+        if let Some(seam) = Seam::after(spec, n) {
+            for p in patterns {
+                if let Some(m) = p
+                    .find_iter(seam.text.as_bytes())
+                    .find(|m| m.start() < seam.join && m.end() > seam.join + 1)
+                {
+                    let start = seam.from + m.start();
+                    offer(
+                        classify(spec, n, start, line.text.len()),
+                        line.text.get(start..).unwrap_or_default().trim(),
+                    );
                 }
             }
         }
         out.extend(best);
     }
     out
+}
+
+/// The end of a line joined to the start of the next line of the same
+/// paragraph or list item, as rendered lower-case text, so a phrase split
+/// by the wrap can match.
+struct Seam {
+    text: String,
+    /// Where in `text` the next line begins (after the joining space).
+    join: usize,
+    /// Where in the line `text` begins.
+    from: usize,
+}
+
+/// How much of each line the seam holds: enough for a safeguard phrase,
+/// little enough to keep the search linear.
+const SEAM_REACH: usize = 80;
+
+impl Seam {
+    fn after(spec: &Spec, n: usize) -> Option<Seam> {
+        let line = spec.line(n)?;
+        let next = spec.line(n + 1)?;
+        if next.block != line.block
+            || next.kind != line.kind
+            || !matches!(line.kind, LineKind::Prose | LineKind::ListItem)
+            || super::sentence::is_list_item(&next.text)
+            || line.lower.trim_end().ends_with(['.', '!', '?', ';'])
+        {
+            return None;
+        }
+        let mut from = line.lower.len().saturating_sub(SEAM_REACH);
+        while !line.lower.is_char_boundary(from) {
+            from += 1;
+        }
+        // Start at a word, so a pattern's leading \b is not met mid-word.
+        if from > 0 {
+            from = line.lower[from..]
+                .find(' ')
+                .map_or(line.lower.len(), |i| from + i);
+        }
+        let head = next.lower.trim_start();
+        let mut to = head.len().min(SEAM_REACH);
+        while !head.is_char_boundary(to) {
+            to += 1;
+        }
+        let tail = line.lower[from..].trim_end();
+        let text = format!("{tail} {}", &head[..to]);
+        Some(Seam {
+            join: tail.len(),
+            text,
+            from,
+        })
+    }
 }
 
 /// The quantifier opens the sentence ("Every step call has...", "All
@@ -321,6 +387,24 @@ mod tests {
             .into_iter()
             .map(|e| (e.line, e.kind))
             .collect()
+    }
+
+    #[test]
+    fn a_safeguard_wrapped_over_two_lines_is_found_on_its_first() {
+        let pat = r"remainder\b(?:[^.]|\.\w)*\blast line";
+        let doc =
+            "# D\n\nEach line is rounded and the remainder goes to the last\nline of the order.\n";
+        assert_eq!(kinds(doc, pat), vec![(3, EvidenceKind::Affirmed)]);
+        let negated = "# D\n\nNothing gives the remainder to the last\nline of the order.\n";
+        assert_eq!(kinds(negated, pat), vec![(3, EvidenceKind::Negated)]);
+        // Two list items, two paragraphs, or a finished sentence are not one phrase.
+        for apart in [
+            "# D\n\n- the remainder goes to the last\n- line items are rounded\n",
+            "# D\n\nThe remainder goes to the last\n\nline of the order.\n",
+            "# D\n\nThe remainder goes to the last.\nLine items are rounded.\n",
+        ] {
+            assert!(kinds(apart, pat).is_empty(), "{apart}");
+        }
     }
 
     #[test]

@@ -143,7 +143,8 @@ static PROS_LABEL: LazyLock<Regex> = LazyLock::new(|| {
     .unwrap()
 });
 
-fn is_list_item(text: &str) -> bool {
+/// A list item's first line: `- x`, `* x`, `+ x`, `1. x`.
+pub(crate) fn is_list_item(text: &str) -> bool {
     let t = text.trim_start();
     t.starts_with("- ")
         || t.starts_with("* ")
