@@ -51,6 +51,14 @@ fn states_design(spec: &Spec, line: &crate::spec::Line) -> bool {
 }
 
 /// Every concern one persona raises on the spec.
+/// The most findings one rule raises on one spec, before one-per-gap
+/// (`dedupe`) collapses them. `max` caps only the findings with no
+/// safeguard close by; those the spec seems to answer are raised too. A
+/// spec that repeats one element thousands of times would otherwise give
+/// thousands, and comparing every pair of them grows with the square of
+/// the spec. Real specs give a handful.
+const MAX_FINDINGS: usize = 64;
+
 pub fn attack(spec: &Spec, persona: &Persona) -> Vec<RawConcern> {
     use rayon::prelude::*;
     // Rules in parallel (rayon keeps their order): one persona's rules
@@ -243,7 +251,7 @@ fn attack_rule_on(spec: &Spec, rule: &Rule, candidates: Option<&Candidates>) -> 
     let mut open = 0;
     if let Some(check) = rule.def.check {
         for c in checks::run(spec, rule, check) {
-            if open >= max {
+            if open >= max || out.len() >= MAX_FINDINGS {
                 break;
             }
             let hit = |line: usize| Hit {
@@ -313,7 +321,7 @@ fn attack_rule_on(spec: &Spec, rule: &Rule, candidates: Option<&Candidates>) -> 
     let mut raised: HashSet<String> = HashSet::new();
     let mut norm = crate::store::similarity::Normaliser::new();
     for cluster in ordered {
-        if open >= max {
+        if open >= max || out.len() >= MAX_FINDINGS {
             break;
         }
         if let Some((c, stated)) = concern_for(spec, rule, cluster, None, goal, &mut looked) {
@@ -604,5 +612,22 @@ mod tests {
         let spec = Spec::parse(None, doc.to_string());
         let hits: Vec<usize> = trigger_hits(&spec, rule).into_iter().map(|h| h.0).collect();
         assert_eq!(hits, vec![13]);
+    }
+
+    #[test]
+    fn a_rule_raises_a_bounded_number_of_findings_on_a_repetitive_spec() {
+        let cat = crate::catalog::Catalog::builtin().unwrap();
+        let p = cat.persona("paranoid_security").unwrap();
+        let rule = p.rule("missing-authn").unwrap();
+        // Every route names a session nearby, so none counts toward `max`.
+        let mut doc = String::from("# S\n\n## Design\n\n");
+        for i in 0..300 {
+            doc.push_str(&format!(
+                "`POST /api/items{i}` stores item {i} for the session.\n\nA\n\nB\n\nC\n\nD\n\n"
+            ));
+        }
+        let spec = Spec::parse(None, doc);
+        let raised = attack_rule(&spec, rule);
+        assert_eq!(raised.len(), MAX_FINDINGS);
     }
 }
