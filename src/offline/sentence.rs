@@ -133,12 +133,12 @@ static CLAUSE_BREAK: AsciiFirst = AsciiFirst::word_shaped(
 /// "Cons:", "**Drawbacks:** ...", "- Downside: ...": the label of an
 /// option's drawbacks, alone on its line or before the text.
 static CONS_LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:cons|drawbacks?|downsides?|disadvantages?)(?:\*\*|__)?\s*:")
+    Regex::new(r"(?i)^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:(?:the|its|their|main|key|known)\s+){0,2}(?:cons|drawbacks?|downsides?|disadvantages?)(?:\s+(?:are|include|of (?:this|that|the) (?:approach|option|alternative|design)))?(?:\*\*|__)?\s*:")
         .unwrap()
 });
 static PROS_LABEL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:pros|advantages?|benefits?|upsides?)(?:\*\*|__)?\s*:",
+        r"(?i)^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:(?:the|its|their|main|key|known)\s+){0,2}(?:pros|advantages?|benefits?|upsides?)(?:\s+(?:are|include|of (?:this|that|the) (?:approach|option|alternative|design)))?(?:\*\*|__)?\s*:",
     )
     .unwrap()
 });
@@ -553,6 +553,16 @@ mod tests {
         assert_eq!(at(10, "parser"), Some(Reading::Drawback));
         assert_eq!(at(11, "retries"), Some(Reading::Drawback));
         assert_eq!(at(14, "retries"), None);
+        // A label written as a sentence: "The downsides are:".
+        let doc = "# T\n\n## Design\n\nThe downsides are:\n\n- The client retries on every 500.\n\nThe benefits of this approach:\n\n- The worker retries once.\n";
+        let spec = Spec::parse(None, doc.to_string());
+        let at = |n: usize, w: &str| {
+            let l = &spec.lines[n - 1].text.to_lowercase();
+            let s = l.find(w).unwrap();
+            not_design(&spec, n, s, s + w.len())
+        };
+        assert_eq!(at(7, "retries"), Some(Reading::Drawback));
+        assert_eq!(at(11, "retries"), None);
     }
 
     #[test]
