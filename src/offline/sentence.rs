@@ -347,6 +347,13 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
 mod tests {
     use super::*;
 
+    /// How word `w` on line `n` of `spec` reads.
+    fn reading_at(spec: &Spec, n: usize, w: &str) -> Option<Reading> {
+        let l = spec.lines[n - 1].text.to_lowercase();
+        let s = l.find(w).unwrap();
+        not_design(spec, n, s, s + w.len())
+    }
+
     fn reading(line: &str, word: &str) -> Option<Reading> {
         let spec = Spec::parse(None, format!("# T\n\n## Design\n\n{line}\n"));
         let start = line.to_lowercase().find(word).expect("word in line");
@@ -453,11 +460,7 @@ mod tests {
     fn comments_in_code_are_not_design_but_code_is() {
         let doc = "# T\n\n## Design\n\n```go\n// Retries forever on failure.\nretries := 3 // retry count\n```\n";
         let spec = Spec::parse(None, doc.to_string());
-        let at = |n: usize, w: &str| {
-            let l = &spec.lines[n - 1].text.to_lowercase();
-            let s = l.find(w).unwrap();
-            not_design(&spec, n, s, s + w.len())
-        };
+        let at = |n: usize, w: &str| reading_at(&spec, n, w);
         assert_eq!(at(6, "retries"), Some(Reading::CodeComment));
         assert_eq!(at(7, "retry"), Some(Reading::CodeComment));
         assert_eq!(at(7, "retries"), None);
@@ -544,11 +547,7 @@ mod tests {
     fn an_options_cons_are_not_the_design() {
         let doc = "# T\n\n## Design\n\n* **Cons:** the worker retries forever.\n\nOption B:\n\nCons:\n- Needs a home-made parser.\n  The client retries on every 500.\n\nPros:\n- The worker retries once.\n";
         let spec = Spec::parse(None, doc.to_string());
-        let at = |n: usize, w: &str| {
-            let l = &spec.lines[n - 1].text.to_lowercase();
-            let s = l.find(w).unwrap();
-            not_design(&spec, n, s, s + w.len())
-        };
+        let at = |n: usize, w: &str| reading_at(&spec, n, w);
         assert_eq!(at(5, "retries"), Some(Reading::Drawback));
         assert_eq!(at(10, "parser"), Some(Reading::Drawback));
         assert_eq!(at(11, "retries"), Some(Reading::Drawback));
@@ -556,11 +555,7 @@ mod tests {
         // A label written as a sentence: "The downsides are:".
         let doc = "# T\n\n## Design\n\nThe downsides are:\n\n- The client retries on every 500.\n\nThe benefits of this approach:\n\n- The worker retries once.\n";
         let spec = Spec::parse(None, doc.to_string());
-        let at = |n: usize, w: &str| {
-            let l = &spec.lines[n - 1].text.to_lowercase();
-            let s = l.find(w).unwrap();
-            not_design(&spec, n, s, s + w.len())
-        };
+        let at = |n: usize, w: &str| reading_at(&spec, n, w);
         assert_eq!(at(7, "retries"), Some(Reading::Drawback));
         assert_eq!(at(11, "retries"), None);
     }
