@@ -50,7 +50,6 @@ fn states_design(spec: &Spec, line: &crate::spec::Line) -> bool {
     spec.sections[line.section].role.states_design()
 }
 
-/// Every concern one persona raises on the spec.
 /// The most findings one rule raises on one spec, before one-per-gap
 /// (`dedupe`) collapses them. `max` caps only the findings with no
 /// safeguard close by; those the spec seems to answer are raised too. A
@@ -59,6 +58,7 @@ fn states_design(spec: &Spec, line: &crate::spec::Line) -> bool {
 /// the spec. Real specs give a handful.
 const MAX_FINDINGS: usize = 64;
 
+/// Every concern one persona raises on the spec.
 pub fn attack(spec: &Spec, persona: &Persona) -> Vec<RawConcern> {
     use rayon::prelude::*;
     // Rules in parallel (rayon keeps their order): one persona's rules

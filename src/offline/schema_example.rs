@@ -111,15 +111,16 @@ impl Kind {
         std::mem::discriminant(self) == std::mem::discriminant(other)
     }
 
-    fn name(&self) -> &'static str {
+    /// What the table says the field is: "an integer", "one of a, b".
+    fn describe(&self) -> String {
         match self {
-            Kind::Integer => "an integer",
-            Kind::Number => "a number",
-            Kind::Text => "a string",
-            Kind::Boolean => "a boolean",
-            Kind::List => "an array",
-            Kind::Object => "an object",
-            Kind::OneOf(_) => "one of the listed values",
+            Kind::Integer => "an integer".into(),
+            Kind::Number => "a number".into(),
+            Kind::Text => "a string".into(),
+            Kind::Boolean => "a boolean".into(),
+            Kind::List => "an array".into(),
+            Kind::Object => "an object".into(),
+            Kind::OneOf(values) => format!("one of {}", values.join(", ")),
         }
     }
 }
@@ -300,13 +301,10 @@ fn conflict(field: &Field, value: &Value) -> Option<String> {
         _ => true,
     };
     if type_clash {
-        let expected = match kind {
-            Kind::OneOf(values) => format!("one of {}", values.join(", ")),
-            k => k.name().to_string(),
-        };
         return Some(format!(
-            "the field table says `{}` is {expected}, but the example sends {}",
+            "the field table says `{}` is {}, but the example sends {}",
             field.name,
+            kind.describe(),
             value.describe()
         ));
     }
@@ -350,30 +348,26 @@ pub fn run(spec: &Spec) -> Vec<Candidate> {
             };
             let value = Value::read(&c[2]);
             let top = top_section(spec, line.number);
-            let Some((field, why)) = defs
+            // Every definition in reach must disagree: a second table that
+            // allows the value (a response's own field) answers it.
+            let clashes: Option<Vec<(&Field, String)>> = defs
                 .iter()
                 .filter(|f| {
                     top_section(spec, f.line) == top && f.line.abs_diff(line.number) <= MAX_DISTANCE
                 })
-                .find_map(|f| conflict(f, &value).map(|why| (*f, why)))
-            else {
+                .map(|f| conflict(f, &value).map(|why| (*f, why)))
+                .collect();
+            let Some((field, why)) = clashes.and_then(|c| c.into_iter().next()) else {
                 continue;
             };
-            // Every definition in reach must disagree: a second table that
-            // allows the value (a response's own field) answers it.
-            let in_reach = defs.iter().filter(|f| {
-                top_section(spec, f.line) == top && f.line.abs_diff(line.number) <= MAX_DISTANCE
-            });
-            if in_reach.clone().any(|f| conflict(f, &value).is_none()) {
-                continue;
-            }
-            if out.iter().any(|o| o.what == format!("`{}`", field.name)) {
+            let what = format!("`{}`", field.name);
+            if out.iter().any(|o| o.what == what) {
                 continue;
             }
             out.push(Candidate {
                 first: field.line.min(line.number),
                 last: field.line.max(line.number),
-                what: format!("`{}`", field.name),
+                what,
                 note: format!(
                     "Line {} and line {} contradict each other: {why}.",
                     field.line, line.number
@@ -446,10 +440,16 @@ mod tests {
 
     #[test]
     fn a_name_two_tables_type_differently_is_left_alone() {
-        let text = spec_with("  \"timeout\": \"48h\",").replace(
-            "Example:",
-            "| Name | Type | Notes |\n|---|---|---|\n| `timeout` | string | A duration such as `48h`. |\n\nExample:",
-        );
-        assert!(found(&text).is_empty());
+        let clash = spec_with("  \"timeout\": \"48h\",");
+        let other = "| Name | Type | Notes |\n|---|---|---|\n| `timeout` | string | A duration such as `48h`. |\n";
+        // A second table next to the example allows its value.
+        let near = clash.replace("Example:", &format!("{other}\nExample:"));
+        assert!(found(&near).is_empty());
+        // A second table in another section, out of the example's reach,
+        // still makes the name ambiguous.
+        let far = format!("{clash}\n## Job status\n\n{other}");
+        assert!(found(&far).is_empty());
+        // The same section without a type makes no such table.
+        assert_eq!(found(&far.replace("| string |", "| - |")).len(), 1);
     }
 }
