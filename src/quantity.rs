@@ -26,10 +26,20 @@ macro_rules! num {
     };
 }
 
+/// A number written as a word ("ten minutes", "a five-second wait"):
+/// writers spell small numbers out as often as they write digits.
+macro_rules! word_num {
+    () => {
+        r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty-five|forty|fifty|sixty|ninety"
+    };
+}
+
 static DURATION: AsciiFirst = AsciiFirst::new(concat!(
-    r"(?i)\b",
+    r"(?i)\b(?:",
     num!(),
-    r"\s*-?\s*(milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|wk)\b"
+    r"|(",
+    word_num!(),
+    r"))\s*-?\s*(milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|wk)\b"
 ));
 static SIZE: AsciiFirst = AsciiFirst::new(concat!(
     r"(?i)\b",
@@ -56,6 +66,34 @@ pub(crate) fn number(digits: &str, suffix: Option<&str>) -> Option<f64> {
         _ => 1.0,
     };
     Some(n * mult)
+}
+
+/// The value of a number `word_num!` spells.
+pub(crate) fn word_value(word: &str) -> Option<f64> {
+    const WORDS: &[(&str, f64)] = &[
+        ("one", 1.0),
+        ("two", 2.0),
+        ("three", 3.0),
+        ("four", 4.0),
+        ("five", 5.0),
+        ("six", 6.0),
+        ("seven", 7.0),
+        ("eight", 8.0),
+        ("nine", 9.0),
+        ("ten", 10.0),
+        ("eleven", 11.0),
+        ("twelve", 12.0),
+        ("fifteen", 15.0),
+        ("twenty", 20.0),
+        ("thirty", 30.0),
+        ("forty-five", 45.0),
+        ("forty", 40.0),
+        ("fifty", 50.0),
+        ("sixty", 60.0),
+        ("ninety", 90.0),
+    ];
+    let w = word.to_ascii_lowercase();
+    WORDS.iter().find(|(k, _)| *k == w).map(|(_, v)| *v)
 }
 
 pub(crate) fn seconds_of(unit: &str) -> Option<f64> {
@@ -94,8 +132,16 @@ pub fn durations(text: &str) -> Vec<Found> {
         .filter_map(|c| {
             let m = c.get(0)?;
             // A bare "m" or "s" after a k/M suffix is ambiguous; require a real unit.
-            let n = number(&c[1], c.get(2).map(|x| x.as_str()))?;
-            let secs = seconds_of(&c[3])?;
+            let n = match c.get(3) {
+                Some(word) => word_value(word.as_str())?,
+                None => number(&c[1], c.get(2).map(|x| x.as_str()))?,
+            };
+            let unit = &c[4];
+            // "one m", "ten s": a spelled number takes a spelled unit.
+            if c.get(3).is_some() && unit.len() <= 2 {
+                return None;
+            }
+            let secs = seconds_of(unit)?;
             Some(Found {
                 value: n * secs,
                 span: m.range(),
@@ -208,6 +254,17 @@ mod tests {
         let v: Vec<f64> = d.iter().map(|f| f.value).collect();
         assert_eq!(v, vec![900.0, 1200.0, 0.3, 7200.0]);
         assert_eq!(d[0].text, "15 minutes");
+    }
+
+    #[test]
+    fn spelled_numbers_are_durations_with_spelled_units() {
+        let v: Vec<f64> = durations("a ten-minute poll, five seconds, forty-five minutes")
+            .iter()
+            .map(|f| f.value)
+            .collect();
+        assert_eq!(v, vec![600.0, 5.0, 2700.0]);
+        // "one m" or "two s" is not a duration; "someone minutes" has no number.
+        assert!(durations("one m, two s, someone minutes").is_empty());
     }
 
     #[test]

@@ -169,16 +169,44 @@ fn capacity(spec: &Spec) -> Vec<Candidate> {
     out
 }
 
-static EVERY: AsciiFirst = AsciiFirst::new(
-    r"(?i)\bevery\s+(\d+(?:\.\d+)?\s*(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?)|minute|hour|day|night)\b|\b(hourly|daily|nightly)\b",
-);
+/// How often something runs, in the ways people write it: "every 15
+/// minutes", "every ten minutes", "every hour", "hourly", "once a minute",
+/// "four times an hour", "twice a day". Groups: 1 a number and unit after
+/// "every"; 2 a bare unit after "every"; 3 "hourly"...; 4 the unit of "once
+/// a ..."; 5 and 6 the count and unit of "N times a ...".
+static EVERY: AsciiFirst = AsciiFirst::new(concat!(
+    r"(?i)\bevery\s+((?:\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty-five|forty|fifty|sixty|ninety)\s*-?\s*(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?))\b",
+    r"|\bevery\s+(minute|hour|day|night)\b",
+    r"|\b(hourly|daily|nightly)\b",
+    r"|\bonce\s+(?:a|an|per|each)\s+(minute|hour|day|night)\b",
+    r"|\b(twice|(?:two|three|four|five|six|ten|twelve|\d{1,2})\s+times)\s+(?:a|an|per|each|every)\s+(minute|hour|day)\b",
+));
 
 /// The interval an `EVERY` match states, as text `quantity::durations`
-/// reads: "every hour" and "hourly" are one hour.
+/// reads: "every hour" and "hourly" are one hour, "four times an hour" 15
+/// minutes.
 fn interval_text(every: &Groups) -> String {
+    let unit_secs = |u: &str| match u.to_lowercase().as_str() {
+        "minute" => 60.0,
+        "hour" => 3600.0,
+        _ => 86400.0,
+    };
+    if let (Some(k), Some(u)) = (every.get(5), every.get(6)) {
+        let k = k.as_str().to_lowercase();
+        let times = match k.trim_end_matches("times").trim() {
+            "twice" => Some(2.0),
+            w => quantity::word_value(w).or_else(|| w.parse().ok()),
+        };
+        return match times {
+            Some(t) if t > 0.0 => format!("{:.0} seconds", unit_secs(u.as_str()) / t),
+            _ => String::new(),
+        };
+    }
     let t = every
         .get(1)
         .or_else(|| every.get(2))
+        .or_else(|| every.get(3))
+        .or_else(|| every.get(4))
         .map_or("", |m| m.as_str())
         .to_lowercase();
     match t.as_str() {
@@ -188,8 +216,9 @@ fn interval_text(every: &Groups) -> String {
         _ => t,
     }
 }
-static RUN_TAKES: AsciiFirst =
-    AsciiFirst::new(r"(?i)\b(takes?|lasts?|runs? for|duration|completes? in|finishes in|needs?)\b");
+static RUN_TAKES: AsciiFirst = AsciiFirst::new(
+    r"(?i)\b(takes?|lasts|lasting|runs? for|duration|completes? in|finishes in|needs?)\b",
+);
 
 /// A scheduled job that takes longer than its interval.
 fn job_overlap(spec: &Spec) -> Vec<Candidate> {
@@ -208,8 +237,12 @@ fn job_overlap(spec: &Spec) -> Vec<Candidate> {
             let Some(t) = RUN_TAKES.find(text) else {
                 continue;
             };
-            if let Some(d) = quantity::durations(&text[t.start..])
+            // The run's length is said right after "takes" ("a run takes
+            // about 20 minutes"), not anywhere later in the line.
+            let near = &text[t.start..];
+            if let Some(d) = quantity::durations(near)
                 .into_iter()
+                .filter(|d| d.span.start <= 40)
                 .find(|d| d.value > interval)
             {
                 out.push(Candidate {
@@ -229,7 +262,7 @@ fn job_overlap(spec: &Spec) -> Vec<Candidate> {
 }
 
 static POLL: AsciiFirst = AsciiFirst::new(
-    r"(?i)\b(poll\w*|re-?fetch\w*|fetch\w*|refresh\w*|sync\w*|check\w*|crawl\w*|uploads?|uploaded|pulls?|pulled|recomput\w*|rebuil\w*|regenerat\w*|publish\w*)\b",
+    r"(?i)\b(poll\w*|re-?fetch\w*|fetch\w*|refresh\w*|sync\w*|check\w*|crawl\w*|uploads?|uploaded|pulls?|pulled|recomput\w*|rebuil\w*|regenerat\w*|publish\w*|re-?request\w*|re-?load\w*|re-?read\w*|re-?quer\w*|quer(?:y|ies|ied)|downloads?|downloaded|visit\w*|scrap\w*)\b",
 );
 /// Periodic work other than polling whose period delays what it produces.
 static PERIODIC: AsciiFirst = AsciiFirst::new(
@@ -646,6 +679,38 @@ mod tests {
             "# S\n\n## Privacy\n\nThe service will not only store uploaded photos but also index them.\n\n## Design\n\nThe worker will store uploaded photos in the bucket.\n",
         );
         assert!(contradiction(&s).is_empty());
+    }
+
+    #[test]
+    fn intervals_are_read_in_the_ways_people_write_them() {
+        let secs = |t: &str| {
+            let g = EVERY.captures(t).expect(t);
+            quantity::durations(&interval_text(&g))
+                .first()
+                .map(|d| d.value)
+        };
+        assert_eq!(secs("polls every 15 minutes"), Some(900.0));
+        assert_eq!(secs("re-reads it once every ten minutes"), Some(600.0));
+        assert_eq!(secs("Once a minute, each server asks again"), Some(60.0));
+        assert_eq!(secs("rebuilt four times an hour"), Some(900.0));
+        assert_eq!(secs("synced twice a day"), Some(43200.0));
+        assert_eq!(secs("exported nightly"), Some(86400.0));
+        assert!(EVERY.captures("once the minute hand moves").is_none());
+    }
+
+    #[test]
+    fn a_run_length_is_said_right_after_takes() {
+        // "the last valid state for three minutes" is no run length, and a
+        // duration far after "takes" is about something else.
+        let quiet = [
+            "# S\n\n## Design\n\nIt checks every minute and keeps the last valid state for about three minutes.\n",
+            "# S\n\n## Design\n\nIt checks every minute; how long it takes the plugin to notice the change is up to the plugin, at least five minutes.\n",
+        ];
+        for q in quiet {
+            assert!(job_overlap(&spec(q)).is_empty(), "{q}");
+        }
+        let gap = "# S\n\n## Design\n\nThe index is rebuilt four times an hour; a rebuild takes about 20 minutes.\n";
+        assert_eq!(job_overlap(&spec(gap)).len(), 1);
     }
 
     #[test]
