@@ -60,7 +60,7 @@ static NEGATION: AsciiFirst = AsciiFirst::word_shaped(
 );
 /// Negation words that are bounds, not denials ("no more than 3 retries").
 static NOT_A_DENIAL: AsciiFirst = AsciiFirst::new(
-    r"(?i)\b(?:no|not) (?:more|less|fewer|later|earlier|longer|sooner|greater|smaller) than\b|\bnot only\b|\bno matter\b|\bif not\b|\bwhether or not\b|\bnot yet\b",
+    r"(?i)\b(?:no|not) (?:more|less|fewer|later|earlier|longer|sooner|greater|smaller) than\b|\bnot only\b|\bno matter\b|\bif not\b|\bwhether or not\b|\bnot yet\b|\b\w+-(?:not|no)-\w+\b|\bno-(?:op|reply|store|cache)\b",
 );
 /// Words after the match that deny it ("retries are disabled").
 static NEGATION_AFTER: AsciiFirst = AsciiFirst::word_shaped(
@@ -98,6 +98,10 @@ static ALREADY_BEFORE: AsciiFirst = AsciiFirst::word_shaped(r"(?i)\balready (?:\
 static TODAY: AsciiFirst = AsciiFirst::word_shaped(
     r"(?i)\b(?:today|currently|at present|at the moment|presently|right now|as of now|historically|previously|in the past|used to|no longer|the (?:current|existing|legacy|old|previous) (?:\w+ ){0,2}?(?:system|service|implementation|design|setup|flow|process|approach|behaviou?r|code|version|pipeline|job|mechanism))\b",
 );
+/// A turn from today's system to the proposal inside one sentence.
+static CONTRAST: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)\b(?:but|however|whereas|instead|from now on|going forward|with this (?:proposal|design|change)|under this (?:proposal|design)|in (?:the|this) (?:new )?(?:proposal|design))\b",
+);
 static OTHER_SYSTEM: AsciiFirst = AsciiFirst::word_shaped(
     r"(?:\b(?:[Ll]ike|[Uu]nlike|[Ss]imilar to|[Ii]nspired by|[Aa]s in|[Mm]odel(?:l)?ed (?:on|after))\s+`?[A-Z][\w.-]*|\b(?i:other|many|some|most|existing) (?:systems|tools|projects|products|vendors|implementations|libraries|frameworks|companies|teams|operators)\b)",
 );
@@ -109,7 +113,7 @@ static USER_STORY: AsciiFirst = AsciiFirst::new(
 );
 /// A person right before the verb: "the customer can retry".
 static PERSON_BEFORE: AsciiFirst = AsciiFirst::word_shaped(
-    r"(?i)\b(?:customers?|users?|admins?|administrators?|agents?|operators?|reviewers?|approvers?|humans?|people|persons?|guests?|visitors?|shoppers?|buyers?|sellers?|you|someone|anyone|engineers?|developers?|maintainers?|support staff|account (?:owner|holder)s?|(?:customer |user |signed-in |logged-in )?accounts?)\s+(?:can\s+|may\s+|could\s+|might\s+|then\s+|must\s+|should\s+|will\s+|manually\s+)*$",
+    r"(?i)\b(?:customers?|users?|admins?|administrators?|(?:support|cx|cs|human|sales|service|help ?desk|live|care|tier[- ]?\d|call[- ]cent(?:er|re)|customer[- ](?:service|support|care)) agents?|operators?|reviewers?|approvers?|humans?|people|persons?|guests?|visitors?|shoppers?|buyers?|sellers?|you|someone|anyone|engineers?|developers?|maintainers?|support staff|account (?:owner|holder)s?|(?:customer |user |signed-in |logged-in )?accounts?)\s+(?:can\s+|may\s+|could\s+|might\s+|then\s+|must\s+|should\s+|will\s+|manually\s+)*$",
 );
 /// A person the system lets, asks or expects to act ("allows users to
 /// migrate data", "asks the user/controller to resubmit it"), or a passive
@@ -314,10 +318,12 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
     if NEGATION.is_match(&clause_clean) || NEGATION_AFTER.is_match(after) || inner_denial {
         return Some(Reading::Negated);
     }
-    if PERSON_BEFORE.is_match(clause)
-        || PERSON_ASKED.is_match(clause)
-        || PERSON_AFTER.is_match(after)
-    {
+    // "the per-user quota" names no person: a person word joined to the
+    // word before it by a hyphen qualifies a thing.
+    let person_before = PERSON_BEFORE
+        .find(clause)
+        .is_some_and(|m| !clause[..m.start].ends_with('-'));
+    if person_before || PERSON_ASKED.is_match(clause) || PERSON_AFTER.is_match(after) {
         return Some(Reading::Person);
     }
     let after_clause = match AFTER_CLAUSE_END.find(after) {
@@ -331,7 +337,12 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
     {
         return Some(Reading::Hypothetical);
     }
-    if TODAY.is_match(before) || ALREADY_BEFORE.is_match(before) || DATED_PAST.is_match(before) {
+    // "Today every customer is on HTTP, but the new design ...": a contrast
+    // after the word that dates the sentence ends what it dates.
+    let today = TODAY
+        .find_last(before)
+        .is_some_and(|m| !CONTRAST.is_match(&before[m.end..]));
+    if today || ALREADY_BEFORE.is_match(before) || DATED_PAST.is_match(before) {
         return Some(Reading::Today);
     }
     if OTHER_SYSTEM.is_match(before) {
@@ -516,6 +527,49 @@ mod tests {
     }
 
     #[test]
+    fn software_agents_qualified_things_and_hyphenated_names_are_design() {
+        // A software agent acts for the system; a support agent is a person.
+        assert_eq!(
+            reading("The backup agent retries the upload.", "retries"),
+            None
+        );
+        assert_eq!(reading("The agent caches the credentials.", "caches"), None);
+        assert_eq!(
+            reading("Support agents can refund any amount.", "refund"),
+            Some(Reading::Person)
+        );
+        // "per-user" qualifies the quota; no user acts.
+        assert_eq!(reading("The per-user quota resets hourly.", "quota"), None);
+        // "do-not-mail" is a list's name, not a denial.
+        assert_eq!(
+            reading(
+                "The do-not-mail list is loaded into memory at start-up.",
+                "loaded"
+            ),
+            None
+        );
+        assert_eq!(
+            reading("The list is not loaded into memory.", "loaded"),
+            Some(Reading::Negated)
+        );
+    }
+
+    #[test]
+    fn a_contrast_ends_what_today_dates() {
+        assert_eq!(
+            reading("Today every customer uses HTTP.", "http"),
+            Some(Reading::Today)
+        );
+        assert_eq!(
+            reading(
+                "Today every customer uses HTTP, but we also build MQTT and SMTP transports.",
+                "mqtt"
+            ),
+            None
+        );
+    }
+
+    #[test]
     fn what_the_system_lets_or_asks_a_person_to_do_is_theirs() {
         use Reading::*;
         assert_eq!(
@@ -574,7 +628,7 @@ mod tests {
             for p in [
                 &NEGATION, &NEGATION_AFTER, &HYPOTHETICAL, &DEFERRED_AFTER, &DEFERRED_BEFORE,
                 &AFTER_CLAUSE_END, &ALREADY_BEFORE, &DATED_PAST, &TODAY, &OTHER_SYSTEM, &PROBLEM,
-                &PERSON_BEFORE, &PERSON_ASKED, &PERSON_AFTER, &CLAUSE_BREAK,
+                &PERSON_BEFORE, &PERSON_ASKED, &PERSON_AFTER, &CLAUSE_BREAK, &CONTRAST,
             ] {
                 proptest::prop_assert!(p.agrees_on(&text), "{text:?}");
             }
