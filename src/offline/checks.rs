@@ -506,7 +506,7 @@ fn polling_latency(spec: &Spec) -> Vec<Candidate> {
 }
 
 static CALLS: AsciiFirst = AsciiFirst::new(
-    r"`?\b([A-Z][\w-]+)\b`?(?:'s)?(?:\s+(?:service|then|in turn|also|synchronously|directly))*\s+calls\s+(?:the\s+)?`?\b([A-Z][\w-]+)\b",
+    r"`?\b([A-Z][\w-]+)\b`?(?:'s)?(?:\s+(?:service|api|then|in turn|also|itself|synchronously|directly))*(?:,[^,.;]{1,80},)?\s+(?:calls|queries|asks|invokes|consults|hits|(?:requests|fetches|reads|pulls)\s+(?:\w+\s+)?from|depends\s+on)\s+(?:the\s+)?`?\b([A-Z][\w-]+)\b",
 );
 
 /// Service A calls B and B calls A.
@@ -541,6 +541,41 @@ fn call_cycle(spec: &Spec) -> Vec<Candidate> {
 static NEVER_STORE: AsciiFirst = AsciiFirst::new(
     r"(?i)\b(?:never|not|no longer|don't|do not|does not|won't|will not)\s+(?:\w+\s+)?(?:persist|store|keep|log|retain|save|record|collect)\w*\s+([^.;]{3,80})",
 );
+/// The passive forms: "no token Google issues to us is ever written to
+/// storage", "raw card numbers are never persisted".
+static NEVER_STORED: AsciiFirst = AsciiFirst::new(
+    r"(?i)(?:\b(?:no|none of (?:the|our|its|their))\s+([^.;]{3,80}?)\s+(?:is|are|gets?|will be|shall be)\s+(?:ever\s+)?|\b([^.;]{3,80}?)\s+(?:is|are|will be)\s+never\s+)(?:written|stored|persisted|kept|saved|logged|retained|recorded|collected)\b",
+);
+
+/// A "never kept" statement on a line: the whole statement and what it
+/// says is never kept.
+fn never_kept(text: &str) -> Option<(String, String)> {
+    if let Some(c) = NEVER_STORE.captures(text) {
+        return Some((c[0].to_string(), c[1].to_string()));
+    }
+    let c = NEVER_STORED.captures(text)?;
+    let what = c.get(1).or_else(|| c.get(2))?.as_str();
+    // "no more than 4K of messages are written" bounds them.
+    let w = what.trim_start().to_ascii_lowercase();
+    if ["more than", "less than", "fewer than", "longer than"]
+        .iter()
+        .any(|b| w.starts_with(b))
+    {
+        return None;
+    }
+    Some((c[0].to_string(), what.to_string()))
+}
+
+/// A case the statement is limited to: "if the hint was used", "when the
+/// pod has no signature".
+static CONDITION: AsciiFirst = AsciiFirst::new(
+    r"(?i)^\W*(?:if|when|unless|otherwise|in case|for)\b|\b(?:if|when|unless|otherwise)\b",
+);
+
+/// "It determines whether to store new state": a decision with two
+/// outcomes, not a statement that it is kept.
+static DECIDES: AsciiFirst = AsciiFirst::new(r"(?i)\b(?:whether|decides?|determines?|chooses?)\b");
+
 static STORE_CUE: AsciiFirst = AsciiFirst::new(
     r"(?i)\b(column|table|stored?|stores|holds?|persist\w*|saved?|keeps?|kept|writes?|written|logs?|logged|retain\w*|text|varchar|blob|jsonb?)\b",
 );
@@ -588,11 +623,22 @@ fn contradiction(spec: &Spec) -> Vec<Candidate> {
         if is_link_item(&l.text) {
             continue;
         }
-        let Some(c) = NEVER_STORE.captures(&l.text) else {
+        let Some((whole, what)) = never_kept(&l.text) else {
             continue;
         };
+        // "If the hint was used: no new state is stored" holds in one case
+        // only; a condition on the line or over its list does not contradict
+        // the other case keeping it.
+        let label = &spec.lines[spec.block_lines(l.number).start - 1].text;
+        let before = spec.lines[l.number.saturating_sub(2)].text.as_str();
+        if [l.text.as_str(), label, before]
+            .iter()
+            .any(|t| CONDITION.is_match(t))
+        {
+            continue;
+        }
         // "not only logs X but also ..." affirms X.
-        let head: Vec<String> = c[0]
+        let head: Vec<String> = whole
             .split_whitespace()
             .take(3)
             .map(str::to_ascii_lowercase)
@@ -600,7 +646,7 @@ fn contradiction(spec: &Spec) -> Vec<Candidate> {
         if head.windows(2).any(|w| w[0] == "not" && w[1] == "only") {
             continue;
         }
-        let claim = words(&c[1]);
+        let claim = words(&what);
         if claim.len() < 2 {
             continue;
         }
@@ -611,7 +657,10 @@ fn contradiction(spec: &Spec) -> Vec<Candidate> {
             .iter()
             .filter(|o| is_design(spec, o.number) && o.block != block && !is_link_item(&o.text))
         {
-            if !STORE_CUE.is_match(&o.text) || NEVER_STORE.is_match(&o.text) {
+            if !STORE_CUE.is_match(&o.text)
+                || never_kept(&o.text).is_some()
+                || DECIDES.is_match(&o.text)
+            {
                 continue;
             }
             let have = words(&o.text);
@@ -626,7 +675,7 @@ fn contradiction(spec: &Spec) -> Vec<Candidate> {
             out.push(Candidate {
                 first: l.number.min(n),
                 last: l.number.max(n),
-                what: c[1].trim().to_string(),
+                what: what.trim().to_string(),
                 note: format!(
                     "Line {} says it is never kept (\"{}\"), but line {n} keeps it (\"{}\"); the two sections contradict each other.",
                     l.number,
@@ -847,6 +896,30 @@ mod tests {
             "# S\n\n## Privacy\n\nWe never store raw passport scans.\n\n## Storage\n\nThe `documents` table keeps a hash of each scan.\n",
         );
         assert!(contradiction(&s).is_empty());
+    }
+
+    #[test]
+    fn cycles_and_contradictions_in_other_words() {
+        // Other verbs, and a clause between the caller and its verb.
+        let s = spec(
+            "# S\n\n## Design\n\n- Pricing asks Catalog's `GET /items` for the list price.\n- Catalog, to show a discount badge, queries Pricing's `GET /promos`.\n",
+        );
+        let c = call_cycle(&s);
+        assert_eq!((c[0].first, c[0].last), (5, 6));
+        // The passive form of "never kept".
+        let s = spec(
+            "# S\n\n## Privacy\n\nNo access token the provider issues is ever written to storage.\n\n## Storage\n\nThe `sessions` table keeps the provider access token for later calls.\n",
+        );
+        assert_eq!(contradiction(&s).len(), 1);
+        // A bound, a case and a decision are no contradiction.
+        let quiet = [
+            "# S\n\n## Limits\n\nNo more than 4K of warning messages are written per response.\n\n## Design\n\nWarning messages are written to the response header.\n",
+            "# S\n\n## Design\n\n**If the hint was used:**\n- No new batch state is stored.\n\n## Cache\n\nThe batch state is kept in memory for the next pod.\n",
+            "# S\n\n## Design\n\nIt then determines whether to store new batch state.\n\n## Cache\n\n- No new batch state is stored; the old batch goes on.\n",
+        ];
+        for q in quiet {
+            assert!(contradiction(&spec(q)).is_empty(), "{q}");
+        }
     }
 
     #[test]
