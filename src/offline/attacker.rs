@@ -143,9 +143,8 @@ fn design_hits_in<'s>(
         if !states_design(spec, line) {
             continue;
         }
-        let mut design = rule
-            .triggers_in_with(triggers, &line.design)
-            .filter(|m| sentence::not_design(spec, line.number, m.start, m.end).is_none());
+        let found = design_matches(spec, rule, triggers, line);
+        let mut design = found.into_iter();
         let Some(m) = design.next() else {
             continue;
         };
@@ -173,6 +172,68 @@ fn design_hits_in<'s>(
         });
     }
     hits
+}
+
+/// How many times a pattern looks again inside a match the sentence reading
+/// rejected, per line: bounded so a line costs linear time.
+const RETRIES_PER_LINE: usize = 8;
+
+/// The trigger matches in a line's design text that state the design, in
+/// pattern order. Where a match is rejected (negated, hypothetical...), the
+/// pattern looks again from just after the match's start: a long match
+/// holding a denial must not hide a shorter one inside it. A denial inside
+/// a match rejects it only when the pattern matches there without the
+/// denial too ("tokens are never written to logs" for `tokens ... logs`);
+/// a pattern that needs it ("API keys never expire") states a flaw.
+fn design_matches(
+    spec: &Spec,
+    rule: &Rule,
+    triggers: &[crate::rule::Regex],
+    line: &crate::spec::Line,
+) -> Vec<std::ops::Range<usize>> {
+    use regex_automata::Input;
+    let text = line.design.as_str();
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut excluded: Option<bool> = None;
+    let mut retries = 0;
+    for r in triggers {
+        let mut pos = 0;
+        while pos <= bytes.len() {
+            let Some(m) = r.search(&Input::new(bytes).span(pos..bytes.len())) else {
+                break;
+            };
+            let m = m.range();
+            if *excluded.get_or_insert_with(|| rule.exclude.iter().any(|x| x.is_match(bytes))) {
+                return Vec::new();
+            }
+            let reading = sentence::not_design(spec, line.number, m.start, m.end);
+            let states = match reading {
+                None => true,
+                Some(sentence::Reading::NegatedInside) => {
+                    let plain = sentence::without_denials(text, m.clone());
+                    !triggers.iter().any(|t| {
+                        t.search(&Input::new(plain.as_bytes()).span(m.start..bytes.len()))
+                            .is_some_and(|p| p.start() < m.end)
+                    })
+                }
+                Some(_) => false,
+            };
+            if states {
+                out.push(m.clone());
+                pos = if m.end > m.start { m.end } else { m.end + 1 };
+            } else if retries < RETRIES_PER_LINE {
+                retries += 1;
+                pos = m.start + 1;
+                while pos < bytes.len() && !text.is_char_boundary(pos) {
+                    pos += 1;
+                }
+            } else {
+                pos = if m.end > m.start { m.end } else { m.end + 1 };
+            }
+        }
+    }
+    out
 }
 
 /// The first and last line of the group of trigger hits `line` belongs to.
@@ -612,6 +673,39 @@ mod tests {
         let spec = Spec::parse(None, doc.to_string());
         let hits: Vec<usize> = trigger_hits(&spec, rule).into_iter().map(|h| h.0).collect();
         assert_eq!(hits, vec![13]);
+    }
+
+    fn rule(triggers: &str) -> Rule {
+        let def: crate::rule::RuleDef = toml::from_str(&format!(
+            "id = \"t\"\ntitle = \"t\"\nseverity = \"low\"\nmissing = \"m\"\nimpact = \"i\"\ntriggers = {triggers}\n"
+        ))
+        .unwrap();
+        Rule::compile(def).unwrap()
+    }
+
+    fn hit_lines(doc: &str, rule: &Rule) -> Vec<usize> {
+        let spec = Spec::parse(None, doc.to_string());
+        trigger_hits(&spec, rule).into_iter().map(|h| h.0).collect()
+    }
+
+    #[test]
+    fn a_denial_the_pattern_needs_states_a_flaw() {
+        let expiry = rule(r#"['\bkeys?\b(?:[^.]|\.\w)*\bnever expires?\b']"#);
+        let doc = "# S\n\n## Design\n\nPersonal API keys never expire.\n";
+        assert_eq!(hit_lines(doc, &expiry), vec![5]);
+        // A denial in the gap of a pattern still denies it.
+        let logs = rule(r#"['\btokens?\b(?:[^.]|\.\w)*\blogs?\b']"#);
+        let doc = "# S\n\n## Design\n\nThe token and the email are never written to logs.\n";
+        assert!(hit_lines(doc, &logs).is_empty());
+    }
+
+    #[test]
+    fn a_rejected_long_match_does_not_hide_a_shorter_one_inside_it() {
+        // The first match ("caches ... not ... logs") is denied; the pattern
+        // looks again from inside it and finds "tokens in logs" stated.
+        let logs = rule(r#"['\b(?:caches|tokens)\b(?:[^.]|\.\w)*\blogs\b']"#);
+        let doc = "# S\n\n## Design\n\nCaches are not kept, yet tokens go to debug logs.\n";
+        assert_eq!(hit_lines(doc, &logs), vec![5]);
     }
 
     #[test]

@@ -15,6 +15,10 @@ use std::sync::LazyLock;
 pub enum Reading {
     /// "does not", "MUST NOT", "never", "no", "without", "instead of".
     Negated,
+    /// A denial inside the match itself ("the tokens are never written to
+    /// logs" read by a `tokens ... logs` trigger). The attacker keeps the
+    /// match when its pattern needs the denial ("API keys never expire").
+    NegatedInside,
     /// "if we were to", "suppose", "one option would be", "we considered".
     Hypothetical,
     /// "today", "currently", "the existing system", "used to".
@@ -40,7 +44,7 @@ pub enum Reading {
 impl Reading {
     pub fn describe(self) -> &'static str {
         match self {
-            Reading::Negated => "negated",
+            Reading::Negated | Reading::NegatedInside => "negated",
             Reading::Hypothetical => "hypothetical",
             Reading::Today => "today's system",
             Reading::OtherSystem => "another system",
@@ -315,7 +319,7 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
     let inner_denial = NEGATION
         .find(&inside)
         .is_some_and(|m| m.start > 0 && !CLAUSE_BREAK.is_match(&inside[..m.start]));
-    if NEGATION.is_match(&clause_clean) || NEGATION_AFTER.is_match(after) || inner_denial {
+    if NEGATION.is_match(&clause_clean) || NEGATION_AFTER.is_match(after) {
         return Some(Reading::Negated);
     }
     // "the per-user quota" names no person: a person word joined to the
@@ -351,7 +355,37 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
     if PROBLEM.is_match(clause) {
         return Some(Reading::Problem);
     }
+    if inner_denial {
+        return Some(Reading::NegatedInside);
+    }
     None
+}
+
+/// `text` with every denial word in `range` blanked (same length), to ask
+/// whether a trigger still matches there without it.
+pub fn without_denials(text: &str, range: std::ops::Range<usize>) -> String {
+    let mut out = text.to_string();
+    let Some(inside) = text.get(range.clone()) else {
+        return out;
+    };
+    let clean = NOT_A_DENIAL.replace_all(inside, " ");
+    if clean.len() != inside.len() {
+        return out;
+    }
+    // SAFETY of the byte edits: only ASCII bytes of ASCII-only denial words
+    // are replaced by ASCII spaces, so `out` stays UTF-8.
+    let mut bytes = std::mem::take(&mut out).into_bytes();
+    for g in NEGATION.captures_iter(&clean) {
+        let Some(m) = g.get(0).map(|m| m.range()) else {
+            continue;
+        };
+        if clean[m.clone()].is_ascii() {
+            for b in &mut bytes[range.start + m.start..range.start + m.end] {
+                *b = b' ';
+            }
+        }
+    }
+    String::from_utf8(bytes).unwrap_or_else(|_| text.to_string())
 }
 
 #[cfg(test)]
@@ -458,12 +492,13 @@ mod tests {
             ),
             Some(Person)
         );
+        // The attacker then asks whether the pattern needs the denial.
         assert_eq!(
             reading(
                 "The token and the email are never written to logs.",
                 "token and the email are never written"
             ),
-            Some(Negated)
+            Some(NegatedInside)
         );
     }
 
@@ -552,6 +587,16 @@ mod tests {
             reading("The list is not loaded into memory.", "loaded"),
             Some(Reading::Negated)
         );
+    }
+
+    #[test]
+    fn denials_are_blanked_inside_a_match_only() {
+        let t = "Keys never expire; they are not rotated.";
+        let plain = without_denials(t, 0..17);
+        assert_eq!(plain, "Keys       expire; they are not rotated.");
+        // A bound is no denial and stays.
+        let t = "No more than 3 tries.";
+        assert_eq!(without_denials(t, 0..t.len()), t);
     }
 
     #[test]
