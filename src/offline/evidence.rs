@@ -29,16 +29,21 @@ pub struct Evidence {
 }
 
 static NEGATION_BEFORE: AsciiFirst = AsciiFirst::word_shaped(
-    r"(?i)\b(no|not|without|never|lacks?|lacking|missing|none|neither|nor|cannot|can't|don't|doesn't|isn't|aren't|won't|didn't|skips?|skipped|ignores?|ignored|instead of|rather than|nothing)\b",
+    r"(?i)\b(no|not|without|never|lacks?|lacking|missing|none|neither|nor|cannot|can't|don't|doesn't|isn't|aren't|won't|didn't|skips?|skipped|ignores?|ignored|instead of|rather than|nothing|disabled?|disables|disabling|switch(?:es|ed|ing)? off|turn(?:s|ed|ing)? off)\b",
 );
 static NEGATION_AFTER: AsciiFirst = AsciiFirst::word_shaped(
-    r"(?i)^\W*(?:\w+\W+){0,3}?(is|are|was|were|will be|gets?|get)\s+(not|never)\b|^\W*(?:\w+\W+){0,3}?(isn't|aren't|wasn't|weren't|is absent|are absent|is missing|are missing|not (?:needed|required|verified|checked|validated|enforced|used|applied|implemented|set|configured))",
+    r"(?i)^\W*(?:\w+\W+){0,8}?(is|are|was|were|will be|gets?|get)\s+(not|never)\b|^\W*(?:\w+\W+){0,8}?(isn't|aren't|wasn't|weren't|is absent|are absent|is missing|are missing|not (?:needed|required|verified|checked|validated|enforced|used|applied|implemented|set|configured))",
 );
 static DEFERRAL: AsciiFirst = AsciiFirst::word_shaped(
     r"(?i)\b(later|tbd|todo|to be decided|to be determined|in (?:the )?future|follow[- ]?up|phase (?:2|two)|v2|not yet|eventually|someday|out of scope|might|maybe|consider(?:ing)?|could add|may add|nice to have)\b",
 );
 static CLAUSE_BREAK: AsciiFirst =
     AsciiFirst::new(r"[.;!?:,(]|\bbut\b|\bwhile\b|\bwhereas\b|\bso\b|\band\b");
+
+/// Where the clause after a safeguard's mention ends.
+static AFTER_BREAK: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)[;:,(]|\b(?:but|while|whereas|so|and|which|that|because|unless|until|when|if)\b",
+);
 
 /// Classify one match of a safeguard pattern at `start..end` in line `n`.
 pub fn classify(spec: &Spec, n: usize, start: usize, end: usize) -> EvidenceKind {
@@ -75,7 +80,15 @@ pub fn classify(spec: &Spec, n: usize, start: usize, end: usize) -> EvidenceKind
         Some(m) => &before[m.end..],
         None => before,
     };
-    if NEGATION_BEFORE.is_match(clause) || NEGATION_AFTER.is_match(&text[end..sent_end]) {
+    // What follows the match up to the end of its clause: "the HMAC header
+    // Slack attaches is not checked" denies the HMAC; "HMAC is verified, so
+    // forged requests are not accepted" does not.
+    let after = &text[end..sent_end];
+    let after = match AFTER_BREAK.find(after) {
+        Some(m) => &after[..m.start],
+        None => after,
+    };
+    if NEGATION_BEFORE.is_match(clause) || NEGATION_AFTER.is_match(after) {
         return EvidenceKind::Negated;
     }
     if DEFERRAL.is_match(sentence) {
@@ -375,7 +388,7 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn word_shaped_patterns_agree_with_unicode(text in crate::ascii_first::sample_texts()) {
-            for p in [&NEGATION_BEFORE, &NEGATION_AFTER, &DEFERRAL, &UNIVERSAL] {
+            for p in [&NEGATION_BEFORE, &NEGATION_AFTER, &DEFERRAL, &UNIVERSAL, &AFTER_BREAK] {
                 proptest::prop_assert!(p.agrees_on(&text), "{text:?}");
             }
         }
@@ -387,6 +400,19 @@ mod tests {
             .into_iter()
             .map(|e| (e.line, e.kind))
             .collect()
+    }
+
+    #[test]
+    fn a_denial_later_in_the_clause_or_a_switched_off_safeguard_is_negated() {
+        let doc = "# D\n\nThe HMAC header the sender attaches to each request is not checked.\n\nWe switch off snapshotting to keep writes fast.\n\nThe HMAC is verified, so forged requests are not accepted.\n";
+        assert_eq!(
+            kinds(doc, r"\b(?:hmac|snapshot)"),
+            vec![
+                (3, EvidenceKind::Negated),
+                (5, EvidenceKind::Negated),
+                (7, EvidenceKind::Affirmed)
+            ]
+        );
     }
 
     #[test]
