@@ -279,7 +279,8 @@ fn section_role(heading: &str) -> SectionRole {
         || has("today")
         || has("user stor")
         || has("use case")
-        || has("stories")
+        || h.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
+            .starts_with("stories")
         || h.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
             .starts_with("history")
         || h.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ') == "why"
@@ -804,6 +805,17 @@ mod tests {
         assert_eq!(s.section_of(23).unwrap().role, SectionRole::Process);
         // A question heading outside a questionnaire is part of the design.
         assert_eq!(s.section_of(27).unwrap().role, SectionRole::Normal);
+    }
+
+    #[test]
+    fn a_heading_about_stories_as_data_is_design() {
+        // "Removing expired stories" is about the product's stories (posts),
+        // not user stories.
+        let doc = "# T\n\n## Removing expired stories\n\nx\n\n## Stories\n\ny\n\n## User stories\n\nz\n";
+        let s = Spec::parse(None, doc.to_string());
+        assert_eq!(s.section_of(5).unwrap().role, SectionRole::Normal);
+        assert_eq!(s.section_of(9).unwrap().role, SectionRole::Background);
+        assert_eq!(s.section_of(13).unwrap().role, SectionRole::Background);
     }
 
     #[test]
