@@ -64,7 +64,7 @@ static NEGATION: AsciiFirst = AsciiFirst::word_shaped(
 );
 /// Negation words that are bounds, not denials ("no more than 3 retries").
 static NOT_A_DENIAL: AsciiFirst = AsciiFirst::new(
-    r"(?i)\b(?:no|not) (?:more|less|fewer|later|earlier|longer|sooner|greater|smaller) than\b|\bnot only\b|\bno matter\b|\bif not\b|\bwhether or not\b|\bnot yet\b|\b\w+-(?:not|no)-\w+\b|\bno-(?:op|reply|store|cache)\b",
+    r"(?i)\b(?:no|not) (?:more|less|fewer|later|earlier|longer|sooner|greater|smaller) than\b|\bnot only\b|\bno matter\b|\bif not\b|\bwhether or not\b|\bnot yet\b|\b\w+-(?:not|no)-\w+\b|\bno-(?:op|reply|store|cache)\b|\bnot null\b",
 );
 /// Words after the match that deny it ("retries are disabled").
 static NEGATION_AFTER: AsciiFirst = AsciiFirst::word_shaped(
@@ -575,6 +575,8 @@ mod tests {
         );
         // "per-user" qualifies the quota; no user acts.
         assert_eq!(reading("The per-user quota resets hourly.", "quota"), None);
+        // A column's NOT NULL is a constraint, not a denial.
+        assert_eq!(reading("hours REAL NOT NULL,", "hours real not null"), None);
         // "do-not-mail" is a list's name, not a denial.
         assert_eq!(
             reading(
