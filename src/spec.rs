@@ -811,7 +811,8 @@ mod tests {
     fn a_heading_about_stories_as_data_is_design() {
         // "Removing expired stories" is about the product's stories (posts),
         // not user stories.
-        let doc = "# T\n\n## Removing expired stories\n\nx\n\n## Stories\n\ny\n\n## User stories\n\nz\n";
+        let doc =
+            "# T\n\n## Removing expired stories\n\nx\n\n## Stories\n\ny\n\n## User stories\n\nz\n";
         let s = Spec::parse(None, doc.to_string());
         assert_eq!(s.section_of(5).unwrap().role, SectionRole::Normal);
         assert_eq!(s.section_of(9).unwrap().role, SectionRole::Background);
