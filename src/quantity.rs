@@ -33,6 +33,7 @@ macro_rules! word_num {
         r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty-five|forty|fifty|sixty|ninety"
     };
 }
+pub(crate) use word_num;
 
 static DURATION: AsciiFirst = AsciiFirst::new(concat!(
     r"(?i)\b(?:",

@@ -814,9 +814,14 @@ impl Rule {
             .iter()
             .flat_map(move |r| r.find_iter(lower.as_bytes()).map(|m| m.range()))
             .peekable();
-        let excluded =
-            matches.peek().is_some() && self.exclude.iter().any(|r| r.is_match(lower.as_bytes()));
+        let excluded = matches.peek().is_some() && self.excludes(lower);
         matches.filter(move |_| !excluded)
+    }
+
+    /// Whether an `exclude` pattern matches the line: then none of its
+    /// trigger matches count.
+    pub fn excludes(&self, lower: &str) -> bool {
+        self.exclude.iter().any(|r| r.is_match(lower.as_bytes()))
     }
 
     /// The trigger regexes for lines where only the patterns in `mask`

@@ -263,6 +263,8 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 fn section_role(heading: &str) -> SectionRole {
     let h = heading.to_lowercase();
     let has = |w: &str| h.contains(w);
+    // The heading without its number ("3.1 History").
+    let bare = h.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ');
     if is_process_heading(&h) {
         SectionRole::Process
     } else if has("non-goal") || has("non goal") || has("nongoal") || has("out of scope") {
@@ -279,11 +281,9 @@ fn section_role(heading: &str) -> SectionRole {
         || has("today")
         || has("user stor")
         || has("use case")
-        || h.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
-            .starts_with("stories")
-        || h.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
-            .starts_with("history")
-        || h.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ') == "why"
+        || bare.starts_with("stories")
+        || bare.starts_with("history")
+        || bare == "why"
     {
         SectionRole::Background
     } else if has("summary")

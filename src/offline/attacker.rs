@@ -197,6 +197,8 @@ fn design_matches(
     let mut out = Vec::new();
     let mut excluded: Option<bool> = None;
     let mut retries = 0;
+    // Past a match (one byte past an empty one).
+    let after = |m: &std::ops::Range<usize>| m.end.max(m.start + 1);
     for r in triggers {
         let mut pos = 0;
         while pos <= bytes.len() {
@@ -204,7 +206,7 @@ fn design_matches(
                 break;
             };
             let m = m.range();
-            if *excluded.get_or_insert_with(|| rule.exclude.iter().any(|x| x.is_match(bytes))) {
+            if *excluded.get_or_insert_with(|| rule.excludes(text)) {
                 return Vec::new();
             }
             let reading = sentence::not_design(spec, line.number, m.start, m.end);
@@ -220,8 +222,8 @@ fn design_matches(
                 Some(_) => false,
             };
             if states {
-                out.push(m.clone());
-                pos = if m.end > m.start { m.end } else { m.end + 1 };
+                pos = after(&m);
+                out.push(m);
             } else if retries < RETRIES_PER_LINE {
                 retries += 1;
                 pos = m.start + 1;
@@ -229,7 +231,7 @@ fn design_matches(
                     pos += 1;
                 }
             } else {
-                pos = if m.end > m.start { m.end } else { m.end + 1 };
+                pos = after(&m);
             }
         }
     }

@@ -175,11 +175,15 @@ fn capacity(spec: &Spec) -> Vec<Candidate> {
 /// "every"; 2 a bare unit after "every"; 3 "hourly"...; 4 the unit of "once
 /// a ..."; 5 and 6 the count and unit of "N times a ...".
 static EVERY: AsciiFirst = AsciiFirst::new(concat!(
-    r"(?i)\bevery\s+((?:\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty-five|forty|fifty|sixty|ninety)\s*-?\s*(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?))\b",
+    r"(?i)\bevery\s+((?:\d+(?:\.\d+)?|",
+    quantity::word_num!(),
+    r")\s*-?\s*(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?))\b",
     r"|\bevery\s+(minute|hour|day|night)\b",
     r"|\b(hourly|daily|nightly)\b",
     r"|\bonce\s+(?:a|an|per|each)\s+(minute|hour|day|night)\b",
-    r"|\b(twice|(?:two|three|four|five|six|ten|twelve|\d{1,2})\s+times)\s+(?:a|an|per|each|every)\s+(minute|hour|day)\b",
+    r"|\b(twice|(?:\d{1,2}|",
+    quantity::word_num!(),
+    r")\s+times)\s+(?:a|an|per|each|every)\s+(minute|hour|day)\b",
 ));
 
 /// The interval an `EVERY` match states, as text `quantity::durations`
@@ -568,9 +572,7 @@ fn never_kept(text: &str) -> Option<(String, String)> {
 
 /// A case the statement is limited to: "if the hint was used", "when the
 /// pod has no signature".
-static CONDITION: AsciiFirst = AsciiFirst::new(
-    r"(?i)^\W*(?:if|when|unless|otherwise|in case|for)\b|\b(?:if|when|unless|otherwise)\b",
-);
+static CONDITION: AsciiFirst = AsciiFirst::new(r"(?i)\b(?:if|when|unless|otherwise|in case)\b");
 
 /// "It determines whether to store new state": a decision with two
 /// outcomes, not a statement that it is kept.

@@ -39,10 +39,12 @@ static DEFERRAL: AsciiFirst = AsciiFirst::word_shaped(
 );
 static CLAUSE_BREAK: AsciiFirst =
     AsciiFirst::new(r"[.;!?:,(]|\bbut\b|\bwhile\b|\bwhereas\b|\bso\b|\band\b");
-
-/// Where the clause after a safeguard's mention ends.
+/// Where the clause after a safeguard's mention ends: a clause break, or a
+/// condition or reason ("an empty hint when the gates are not set"). Not a
+/// relative clause: "the header that the sender attaches is not checked"
+/// still denies the header.
 static AFTER_BREAK: AsciiFirst = AsciiFirst::word_shaped(
-    r"(?i)[;:,(]|\b(?:but|while|whereas|so|and|which|that|because|unless|until|when|if)\b",
+    r"(?i)[;:,(]|\b(?:but|while|whereas|so|and|because|unless|until|when|if)\b",
 );
 
 /// Classify one match of a safeguard pattern at `start..end` in line `n`.
@@ -404,13 +406,14 @@ mod tests {
 
     #[test]
     fn a_denial_later_in_the_clause_or_a_switched_off_safeguard_is_negated() {
-        let doc = "# D\n\nThe HMAC header the sender attaches to each request is not checked.\n\nWe switch off snapshotting to keep writes fast.\n\nThe HMAC is verified, so forged requests are not accepted.\n";
+        let doc = "# D\n\nThe HMAC header that the sender attaches to each request is not checked.\n\nThe HMAC is empty when the keys are not set.\n\nWe switch off snapshotting to keep writes fast.\n\nThe HMAC is verified, so forged requests are not accepted.\n";
         assert_eq!(
             kinds(doc, r"\b(?:hmac|snapshot)"),
             vec![
                 (3, EvidenceKind::Negated),
-                (5, EvidenceKind::Negated),
-                (7, EvidenceKind::Affirmed)
+                (5, EvidenceKind::Affirmed),
+                (7, EvidenceKind::Negated),
+                (9, EvidenceKind::Affirmed)
             ]
         );
     }

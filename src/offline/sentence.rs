@@ -362,30 +362,28 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
 }
 
 /// `text` with every denial word in `range` blanked (same length), to ask
-/// whether a trigger still matches there without it.
+/// whether a trigger still matches there without it. Bounds ("no more
+/// than") are not denials and stay.
 pub fn without_denials(text: &str, range: std::ops::Range<usize>) -> String {
     let mut out = text.to_string();
     let Some(inside) = text.get(range.clone()) else {
         return out;
     };
-    let clean = NOT_A_DENIAL.replace_all(inside, " ");
-    if clean.len() != inside.len() {
-        return out;
-    }
-    // SAFETY of the byte edits: only ASCII bytes of ASCII-only denial words
-    // are replaced by ASCII spaces, so `out` stays UTF-8.
-    let mut bytes = std::mem::take(&mut out).into_bytes();
-    for g in NEGATION.captures_iter(&clean) {
-        let Some(m) = g.get(0).map(|m| m.range()) else {
+    let spans = |p: &AsciiFirst| -> Vec<std::ops::Range<usize>> {
+        p.captures_iter(inside)
+            .iter()
+            .filter_map(|g| g.get(0).map(|m| m.range()))
+            .collect()
+    };
+    let bounds = spans(&NOT_A_DENIAL);
+    for m in spans(&NEGATION) {
+        if bounds.iter().any(|b| b.start < m.end && m.start < b.end) {
             continue;
-        };
-        if clean[m.clone()].is_ascii() {
-            for b in &mut bytes[range.start + m.start..range.start + m.end] {
-                *b = b' ';
-            }
         }
+        let at = range.start + m.start..range.start + m.end;
+        out.replace_range(at.clone(), &" ".repeat(at.len()));
     }
-    String::from_utf8(bytes).unwrap_or_else(|_| text.to_string())
+    out
 }
 
 #[cfg(test)]
