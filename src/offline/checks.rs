@@ -615,19 +615,55 @@ fn is_link_item(text: &str) -> bool {
 }
 
 fn contradiction(spec: &Spec) -> Vec<Candidate> {
+    // Each line is read once: its "never kept" claim, and whether it could
+    // be the line that keeps what a claim names (with its words). The
+    // claims are then matched against the keepers without reading a line
+    // again.
+    let claims: Vec<Option<(String, String)>> = spec
+        .lines
+        .iter()
+        .map(|l| {
+            if matches!(l.kind, LineKind::Heading | LineKind::Blank | LineKind::Html)
+                || !may_deny(&l.lower)
+            {
+                return None;
+            }
+            never_kept(&l.text)
+        })
+        .collect();
+    if claims.iter().all(Option::is_none) {
+        return Vec::new();
+    }
+    let keepers: Vec<(usize, usize, Vec<String>)> = spec
+        .lines
+        .iter()
+        .zip(&claims)
+        .filter(|(o, claim)| {
+            claim.is_none()
+                && is_design(spec, o.number)
+                && !is_link_item(&o.text)
+                && STORE_CUE.is_match(&o.text)
+                && !DECIDES.is_match(&o.text)
+        })
+        // Prose restating the stored thing beats a bare column name.
+        .map(|(o, _)| {
+            (
+                o.number,
+                usize::from(o.kind != LineKind::Code),
+                words(&o.text),
+            )
+        })
+        .collect();
     let mut out = Vec::new();
-    for l in &spec.lines {
-        if matches!(l.kind, LineKind::Heading | LineKind::Blank | LineKind::Html) {
+    for (l, claim) in spec.lines.iter().zip(&claims) {
+        let Some((whole, what)) = claim else {
             continue;
-        }
+        };
         // A list item that is only a link (a Table of Contents entry, a
         // referenced issue's title) names another text; it states nothing.
         if is_link_item(&l.text) {
             continue;
         }
-        let Some((whole, what)) = never_kept(&l.text) else {
-            continue;
-        };
         // "If the hint was used: no new state is stored" holds in one case
         // only; a condition on the line or over its list does not contradict
         // the other case keeping it.
@@ -648,29 +684,19 @@ fn contradiction(spec: &Spec) -> Vec<Candidate> {
         if head.windows(2).any(|w| w[0] == "not" && w[1] == "only") {
             continue;
         }
-        let claim = words(&what);
+        let claim = words(what);
         if claim.len() < 2 {
             continue;
         }
-        let block = l.block;
         let mut best: Option<(usize, usize)> = None;
-        for o in spec
-            .lines
-            .iter()
-            .filter(|o| is_design(spec, o.number) && o.block != block && !is_link_item(&o.text))
-        {
-            if !STORE_CUE.is_match(&o.text)
-                || never_kept(&o.text).is_some()
-                || DECIDES.is_match(&o.text)
-            {
+        for (n, prose, have) in &keepers {
+            if spec.lines[n - 1].block == l.block {
                 continue;
             }
-            let have = words(&o.text);
             let shared = claim.iter().filter(|w| have.contains(w)).count();
-            // Prose restating the stored thing beats a bare column name.
-            let score = shared * 2 + usize::from(o.kind != LineKind::Code);
+            let score = shared * 2 + prose;
             if shared >= 2 && best.is_none_or(|b| score > b.1) {
-                best = Some((o.number, score));
+                best = Some((*n, score));
             }
         }
         if let Some((n, _)) = best {
@@ -689,6 +715,25 @@ fn contradiction(spec: &Spec) -> Vec<Candidate> {
     }
     out
 }
+
+/// Whether a line (lowercased) holds the words `never_kept` needs: a
+/// denial ("never", "not", "n't", "no", "none") and a keeping verb. Most
+/// lines lack one, and the patterns' bounded spans are costly to run on
+/// every line.
+fn may_deny(lower: &str) -> bool {
+    let denies = lower.contains("never")
+        || lower.contains("not")
+        || lower.contains("n't")
+        || lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| w == "no" || w == "none");
+    denies && KEEP_VERBS.iter().any(|v| lower.contains(v))
+}
+
+/// The stems of every keeping verb `NEVER_STORE` and `NEVER_STORED` name.
+const KEEP_VERBS: &[&str] = &[
+    "persist", "store", "keep", "kept", "log", "retain", "save", "record", "collect", "written",
+];
 
 #[cfg(test)]
 mod tests {
@@ -730,6 +775,33 @@ mod tests {
             "# S\n\n## Privacy\n\nThe service will not only store uploaded photos but also index them.\n\n## Design\n\nThe worker will store uploaded photos in the bucket.\n",
         );
         assert!(contradiction(&s).is_empty());
+    }
+
+    #[test]
+    fn the_cheap_word_test_passes_every_line_a_never_kept_claim_is_read_on() {
+        let claims = [
+            "We never store the raw card number.",
+            "The service does not persist uploaded photos.",
+            "It won't log the bearer token.",
+            "Tokens are NEVER written to disk.",
+            "No token Google issues to us is ever written to storage.",
+            "None of the user's messages are retained.",
+            "Raw card numbers are never persisted.",
+            "We don't keep the address book.",
+        ];
+        for c in claims {
+            assert!(never_kept(c).is_some(), "{c}");
+            assert!(may_deny(&c.to_ascii_lowercase()), "{c}");
+        }
+        // Lines without a denial or without a keeping verb are skipped.
+        for quiet in [
+            "The worker stores uploaded photos in the bucket.",
+            "Nothing here is ever deleted; notes are public.",
+            "No reviewer signs off on a release.",
+        ] {
+            assert!(!may_deny(&quiet.to_ascii_lowercase()), "{quiet}");
+            assert!(never_kept(quiet).is_none(), "{quiet}");
+        }
     }
 
     #[test]
