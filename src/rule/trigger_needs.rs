@@ -86,6 +86,13 @@ fn literals(hir: &Hir, kind: ExtractKind) -> Option<Vec<Vec<u8>>> {
 /// and that floods the automaton with matches: such a group is left out.
 const MIN_LITERAL: usize = 3;
 
+/// Whether a literal is rare enough in text to filter lines on: at least
+/// `MIN_LITERAL` bytes, or a comparison operator (`<=`, `>=`, `!=`, `==`),
+/// which prose almost never holds.
+fn long_enough(lit: &[u8]) -> bool {
+    lit.len() >= MIN_LITERAL || (lit.len() == 2 && lit.iter().all(|b| b"<>=!".contains(b)))
+}
+
 /// The groups every match of `hir` needs: for each part of a
 /// concatenation (looking into groups and repeats of at least one), the
 /// literals that the rest of the match starts with from that part on
@@ -93,7 +100,7 @@ const MIN_LITERAL: usize = 3;
 /// just before the part.
 fn groups(hir: &Hir, out: &mut Vec<(Vec<Vec<u8>>, bool)>) {
     let mut push = |lits: Option<Vec<Vec<u8>>>, after_boundary: bool| {
-        if let Some(l) = lits.filter(|l| l.iter().all(|b| b.len() >= MIN_LITERAL)) {
+        if let Some(l) = lits.filter(|l| l.iter().all(|b| long_enough(b))) {
             out.push((l, after_boundary));
         }
     };
@@ -251,5 +258,20 @@ mod tests {
         let n = needs(&[r"(?:retry|retries|retr)"]);
         let bytes: Vec<&[u8]> = n.iter().map(|n| &n.bytes[..]).collect();
         assert_eq!(bytes, [&b"retr"[..]]);
+    }
+
+    #[test]
+    fn a_comparison_operator_is_a_need_but_two_letters_are_not() {
+        let n = needs(&[r"\w+_at\s*(?:<=|>=)\s*\w+"]);
+        let bytes: Vec<&[u8]> = n.iter().map(|n| &n.bytes[..]).collect();
+        assert_eq!(bytes, [&b"_at"[..], b"<=", b">="]);
+        assert!(meets(&n, b"if expires_at <= now"));
+        assert!(!meets(&n, b"if expires_at < now"));
+        // "ts" and " a" are in nearly every line: no filter on them.
+        let hirs: Vec<Hir> = [r"\w+ (?:ts|to) \w+"]
+            .iter()
+            .map(|p| super::super::parse(p).unwrap())
+            .collect();
+        assert_eq!(needs_of(&hirs), None);
     }
 }
