@@ -258,6 +258,21 @@ mod tests {
     }
 
     #[test]
+    fn every_spelled_number_the_patterns_match_has_a_value() {
+        // A word added to `word_num!` without a value would match and then
+        // be dropped (or panic an unwrap) where the duration is read.
+        for word in word_num!().split('|') {
+            assert!(word_value(word).is_some(), "no value for `{word}`");
+            assert!(
+                word_value(&word.to_uppercase()).is_some(),
+                "`{word}` in capitals"
+            );
+        }
+        assert_eq!(word_value("forty-five"), Some(45.0));
+        assert_eq!(word_value("fourteen"), None);
+    }
+
+    #[test]
     fn spelled_numbers_are_durations_with_spelled_units() {
         let v: Vec<f64> = durations("a ten-minute poll, five seconds, forty-five minutes")
             .iter()
