@@ -269,7 +269,7 @@ fn section_role(heading: &str) -> SectionRole {
         SectionRole::Process
     } else if has("non-goal") || has("non goal") || has("nongoal") || has("out of scope") {
         SectionRole::NonGoals
-    } else if has("open question") || has("unresolved") || has("future work") {
+    } else if has("open question") || has("unresolved") || is_future_heading(&h) {
         SectionRole::OpenQuestions
     } else if has("alternative") || has("rejected") {
         SectionRole::Alternatives
@@ -308,9 +308,59 @@ fn section_role(heading: &str) -> SectionRole {
     }
 }
 
+/// Words that, after "future", make a heading a list of what is not built
+/// yet ("Future Work", "Possible future extensions"); "Future state" or
+/// "Future architecture" is the proposal itself, "Future-proofing" a goal,
+/// and "Handling future changes" or "future workloads" a design concern.
+const LATER_WORDS: &[&str] = &[
+    "work",
+    "enhancement",
+    "improvement",
+    "extension",
+    "expansion",
+    "consideration",
+    "plan",
+    "possibility",
+    "possibilities",
+    "direction",
+    "idea",
+    "iteration",
+    "test",
+];
+
+/// A heading for later work: "future" followed by one of `LATER_WORDS` as
+/// a whole word (or its plural).
+fn is_future_heading(h: &str) -> bool {
+    h.match_indices("future")
+        .filter(|(i, _)| !h[..*i].ends_with(|c: char| c.is_alphanumeric()))
+        .any(|(i, w)| {
+            let next = h[i + w.len()..].trim_start_matches([' ', ':']);
+            LATER_WORDS.iter().any(|l| {
+                next.strip_prefix(l).is_some_and(|rest| {
+                    let rest = rest.strip_prefix('s').unwrap_or(rest);
+                    !rest.starts_with(|c: char| c.is_alphanumeric())
+                })
+            })
+        })
+}
+
+/// A release plan's graduation criteria ("Graduation Criteria", "Alpha ->
+/// Beta Graduation"): what must be shown before a stage, not what is
+/// built. "Graduation" alone, or "Graduation requirements", may be a
+/// product's data (a student's).
+fn is_graduation_heading(h: &str) -> bool {
+    h.contains("graduation")
+        && ["criteria", "alpha", "beta", " ga", "g.a", "stable"]
+            .iter()
+            .any(|w| h.contains(w))
+}
+
 /// Headings of the parts of a design document that describe how the work
 /// is tested, reviewed, released or documented rather than what is built.
 fn is_process_heading(h: &str) -> bool {
+    if is_graduation_heading(h) {
+        return true;
+    }
     let t = h
         .trim()
         .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
@@ -805,6 +855,22 @@ mod tests {
         assert_eq!(s.section_of(23).unwrap().role, SectionRole::Process);
         // A question heading outside a questionnaire is part of the design.
         assert_eq!(s.section_of(27).unwrap().role, SectionRole::Normal);
+    }
+
+    #[test]
+    fn future_work_and_graduation_criteria_are_not_the_design() {
+        let doc = "# T\n\n## Graduation Criteria\n\n### Alpha -> Beta Graduation\n\nx\n\n## Future Enhancements\n\ny\n\n## Possible future extensions\n\nz\n\n## Future state\n\nw\n\n## Graduation tracking\n\nv\n\n## Future-proofing\n\nu\n\n## Scheduling future workloads\n\nt\n\n## Graduation requirements\n\nr\n";
+        let s = Spec::parse(None, doc.to_string());
+        assert_eq!(s.section_of(7).unwrap().role, SectionRole::Process);
+        assert_eq!(s.section_of(11).unwrap().role, SectionRole::OpenQuestions);
+        assert_eq!(s.section_of(15).unwrap().role, SectionRole::OpenQuestions);
+        // The proposal told as the future, and a product's own graduations.
+        assert_eq!(s.section_of(19).unwrap().role, SectionRole::Normal);
+        assert_eq!(s.section_of(23).unwrap().role, SectionRole::Normal);
+        assert_eq!(s.section_of(27).unwrap().role, SectionRole::Normal);
+        assert_eq!(s.section_of(31).unwrap().role, SectionRole::Normal);
+        assert_eq!(s.section_of(35).unwrap().role, SectionRole::Requirements);
+        assert!(s.section_of(35).unwrap().role.states_design());
     }
 
     #[test]
