@@ -355,10 +355,22 @@ fn is_graduation_heading(h: &str) -> bool {
             .any(|w| h.contains(w))
 }
 
+/// A section weighing the proposal's risks ("Risks and Mitigations",
+/// "Risks and how we address them"): like drawbacks, a risk named there is
+/// the document's own worry, not a design element, and its mitigations
+/// still count as safeguards. "Risk scoring" is a product's feature.
+fn is_risks_heading(h: &str) -> bool {
+    let bare = h
+        .trim()
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
+        .trim();
+    bare == "risk" || bare.starts_with("risks")
+}
+
 /// Headings of the parts of a design document that describe how the work
 /// is tested, reviewed, released or documented rather than what is built.
 fn is_process_heading(h: &str) -> bool {
-    if is_graduation_heading(h) {
+    if is_graduation_heading(h) || is_risks_heading(h) {
         return true;
     }
     let t = h
@@ -858,8 +870,8 @@ mod tests {
     }
 
     #[test]
-    fn future_work_and_graduation_criteria_are_not_the_design() {
-        let doc = "# T\n\n## Graduation Criteria\n\n### Alpha -> Beta Graduation\n\nx\n\n## Future Enhancements\n\ny\n\n## Possible future extensions\n\nz\n\n## Future state\n\nw\n\n## Graduation tracking\n\nv\n\n## Future-proofing\n\nu\n\n## Scheduling future workloads\n\nt\n\n## Graduation requirements\n\nr\n";
+    fn future_work_graduation_criteria_and_risks_are_not_the_design() {
+        let doc = "# T\n\n## Graduation Criteria\n\n### Alpha -> Beta Graduation\n\nx\n\n## Future Enhancements\n\ny\n\n## Possible future extensions\n\nz\n\n## Future state\n\nw\n\n## Graduation tracking\n\nv\n\n## Future-proofing\n\nu\n\n## Scheduling future workloads\n\nt\n\n## Graduation requirements\n\nr\n\n## 7. Risks and Mitigations\n\nq\n\n## Risk scoring\n\np\n";
         let s = Spec::parse(None, doc.to_string());
         assert_eq!(s.section_of(7).unwrap().role, SectionRole::Process);
         assert_eq!(s.section_of(11).unwrap().role, SectionRole::OpenQuestions);
@@ -871,6 +883,8 @@ mod tests {
         assert_eq!(s.section_of(31).unwrap().role, SectionRole::Normal);
         assert_eq!(s.section_of(35).unwrap().role, SectionRole::Requirements);
         assert!(s.section_of(35).unwrap().role.states_design());
+        assert_eq!(s.section_of(39).unwrap().role, SectionRole::Process);
+        assert_eq!(s.section_of(43).unwrap().role, SectionRole::Normal);
     }
 
     #[test]
