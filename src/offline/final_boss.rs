@@ -79,3 +79,37 @@ pub fn review(spec: &Spec, persona: &Persona, surviving: usize) -> FinalBossRevi
         summary,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Catalog, FINAL_BOSS};
+
+    fn rollout_missing(doc: &str) -> bool {
+        let catalog = Catalog::builtin().unwrap();
+        let persona = catalog.persona(FINAL_BOSS).unwrap();
+        let spec = Spec::parse(None, doc.to_string());
+        review(&spec, persona, 0)
+            .findings
+            .iter()
+            .any(|f| f.check == "rollout")
+    }
+
+    #[test]
+    fn a_feature_gate_or_a_downgrade_path_answers_the_rollout_question() {
+        let base = "# Quota sync\n\n## Design\n\nThe controller copies quotas to every node.\n";
+        assert!(rollout_missing(base));
+        // Other words for shipping gradually and backing out.
+        for answer in [
+            "It ships behind the `QuotaSync` feature gate, off by default.",
+            "Operators can downgrade to the previous release; the field is then ignored.",
+            "A kill switch in the config turns the copy off.",
+        ] {
+            assert!(!rollout_missing(&format!("{base}{answer}\n")), "{answer}");
+        }
+        // A plan of milestones is how it reaches users.
+        assert!(!rollout_missing(&format!(
+            "{base}\n## Implementation plan\n\nMilestone 1: copy quotas.\n"
+        )));
+    }
+}
