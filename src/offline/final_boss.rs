@@ -85,14 +85,28 @@ mod tests {
     use super::*;
     use crate::catalog::{Catalog, FINAL_BOSS};
 
-    fn rollout_missing(doc: &str) -> bool {
+    fn missing(check: &str, doc: &str) -> bool {
         let catalog = Catalog::builtin().unwrap();
         let persona = catalog.persona(FINAL_BOSS).unwrap();
         let spec = Spec::parse(None, doc.to_string());
         review(&spec, persona, 0)
             .findings
             .iter()
-            .any(|f| f.check == "rollout")
+            .any(|f| f.check == check)
+    }
+
+    fn rollout_missing(doc: &str) -> bool {
+        missing("rollout", doc)
+    }
+
+    #[test]
+    fn service_level_indicators_answer_the_measurement_question() {
+        let base = "# Quota sync\n\n## Design\n\nThe controller copies quotas to every node.\n";
+        assert!(missing("measurement", base));
+        assert!(!missing(
+            "measurement",
+            &format!("{base}The SLI is the share of nodes whose copy is current.\n")
+        ));
     }
 
     #[test]
