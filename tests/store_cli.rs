@@ -686,14 +686,14 @@ fn imported_reference_entries_filter_paraphrased_concerns() {
     assert_eq!(e[0]["added_at"], "2026-01-01T09:30:00.123456Z");
     assert_eq!(e[1]["times_matched"], 4);
 
-    // "No timeout on calls the billing API" (the offline attacker's title)
+    // "No timeout on calls to the billing API" (the offline attacker's title)
     // is a paraphrase of the imported pattern: dropped at 0.85, 14.5 hours old.
     let v = verdict(&dir, Path::new(SPEC), "2026-01-02T00:00:00Z");
     let c = v["concerns"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["title"] == "No timeout on calls the billing API")
+        .find(|c| c["title"] == "No timeout on calls to the billing API")
         .unwrap();
     assert_eq!(c["status"], "filtered");
     assert_eq!(
@@ -706,7 +706,7 @@ fn imported_reference_entries_filter_paraphrased_concerns() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["title"] == "No timeout on calls the currency API")
+        .find(|c| c["title"] == "No timeout on calls to the currency API")
         .unwrap();
     assert!(cur["filter"].is_null());
     assert_ne!(cur["status"], "filtered");
@@ -824,14 +824,14 @@ fn concurrent_runs_lose_nothing() {
     let e = entries(&dir);
     let billing = e
         .iter()
-        .find(|x| x["pattern"] == "No timeout on calls the billing API")
+        .find(|x| x["pattern"] == "No timeout on calls to the billing API")
         .unwrap();
     // Every one of the same-spec runs dropped it and counted the match.
     assert_eq!(billing["times_matched"], n_same as u64);
     for name in ["ledger", "payroll", "tax"] {
         assert!(
             e.iter()
-                .any(|x| x["pattern"] == format!("No timeout on calls the {name} API")),
+                .any(|x| x["pattern"] == format!("No timeout on calls to the {name} API")),
             "{name} entry lost"
         );
     }

@@ -245,7 +245,46 @@ pub fn clean(text: &str, range: std::ops::Range<usize>) -> String {
             break;
         }
     }
-    tidy(&s)
+    as_noun_phrase(&tidy(&s))
+}
+
+/// Words for one exchange with another component: a light verb before one
+/// ("makes discovery calls", "send a request") adds nothing to the subject.
+const EXCHANGE_WORDS: &[&str] = &["call", "request", "rpc", "quer"];
+
+/// A subject that starts with a verb, told as the thing a title is about
+/// ("No timeout on calls to the billing API", not "on invokes the billing
+/// API"): "call(s)/invoke(s)/contact(s) X" is "calls to X", "connect(s) to
+/// X" is "connections to X", "make(s)/send(s)/issue(s)/perform(s) ...
+/// requests" drops the light verb, "wait(s) for/until X" is "waiting for
+/// X". Anything else is kept as written.
+fn as_noun_phrase(s: &str) -> String {
+    let Some((first, rest)) = s.split_once(' ') else {
+        return s.to_string();
+    };
+    let rest = rest.trim_start();
+    let starts = |w: &str| rest.to_ascii_lowercase().starts_with(w);
+    match first.to_ascii_lowercase().as_str() {
+        "call" | "calls" | "invoke" | "invokes" | "contact" | "contacts"
+            if !starts("to ") && !starts("into ") && !starts("for ") =>
+        {
+            format!("calls to {rest}")
+        }
+        "connect" | "connects" if starts("to ") => format!("connections {rest}"),
+        "make" | "makes" | "send" | "sends" | "issue" | "issues" | "perform" | "performs"
+            if rest.split_whitespace().take(4).any(|w| {
+                EXCHANGE_WORDS
+                    .iter()
+                    .any(|x| w.to_ascii_lowercase().starts_with(x))
+            }) =>
+        {
+            rest.to_string()
+        }
+        "wait" | "waits" if starts("for ") || starts("until ") || starts("on ") => {
+            format!("waiting {rest}")
+        }
+        _ => s.to_string(),
+    }
 }
 
 /// Whether byte `at` of `text` is inside a backticked code span (an odd
@@ -374,7 +413,7 @@ mod tests {
         assert_eq!(clean(t, at..at + 6), "POST /api/invites/accept");
         let t = "The worker waits for the payment callback, then ships.";
         let at = t.find("waits for").unwrap();
-        assert_eq!(clean(t, at..at + 9), "waits for the payment callback");
+        assert_eq!(clean(t, at..at + 9), "waiting for the payment callback");
         let t = "fetches https://example.com/a%20b and renders the page";
         assert_eq!(clean(t, 0..t.len()), "fetches and renders the page");
         assert_eq!(capitalise("no timeout on x"), "No timeout on x");
@@ -411,6 +450,33 @@ mod tests {
         assert_eq!(tidy(t), "see why it will not save us and in memory state");
         let t = r#"names \"custom-scheduler-1\" and"#;
         assert_eq!(tidy(t), "names custom-scheduler-1");
+        // A verb told as the thing a title is about.
+        for (said, told) in [
+            (
+                "invokes the `Resize` CRI API",
+                "calls to the `Resize` CRI API",
+            ),
+            ("Call the billing service", "calls to the billing service"),
+            (
+                "calls to the billing service",
+                "calls to the billing service",
+            ),
+            ("connects to the kubelet", "connections to the kubelet"),
+            (
+                "makes discovery calls to each peer",
+                "discovery calls to each peer",
+            ),
+            ("send a request to etcd", "a request to etcd"),
+            (
+                "waits for all hooks to complete",
+                "waiting for all hooks to complete",
+            ),
+            // Not an exchange: kept as written.
+            ("makes a copy of the file", "makes a copy of the file"),
+            ("issues tokens", "issues tokens"),
+        ] {
+            assert_eq!(as_noun_phrase(said), told);
+        }
         // "its own" and "a new" are completed to their noun.
         let t = "The operator implements its own leader election for shards.";
         let at = t.find("implements").unwrap();
