@@ -106,6 +106,17 @@ static TODAY: AsciiFirst = AsciiFirst::word_shaped(
 static CONTRAST: AsciiFirst = AsciiFirst::word_shaped(
     r"(?i)\b(?:but|however|whereas|instead|from now on|going forward|with this (?:proposal|design|change)|under this (?:proposal|design)|in (?:the|this) (?:new )?(?:proposal|design))\b",
 );
+/// A prose paragraph that opens on today's system ("Today, the API server
+/// does not ...", "Currently ..."): its later sentences go on describing
+/// it until one turns to the proposal.
+static TODAY_OPENER: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)^\W*(?:today|currently|at present|at the moment|presently|right now|as of now|historically|in the past)\b",
+);
+/// A sentence that turns from today's system to the proposal: a contrast,
+/// the future, or the proposal named.
+static TURN_TO_PROPOSAL: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)\b(?:but|however|whereas|instead|from now on|going forward|will|shall|won't|we'll|new|propos\w*|this (?:kep|proposal|design|change|document|feature|enhancement)|we (?:want|plan|intend|add|introduce)\w*)\b",
+);
 static OTHER_SYSTEM: AsciiFirst = AsciiFirst::word_shaped(
     r"(?:\b(?:[Ll]ike|[Uu]nlike|[Ss]imilar to|[Ii]nspired by|[Aa]s in|[Mm]odel(?:l)?ed (?:on|after))\s+`?[A-Z][\w.-]*|\b(?i:other|many|some|most|existing) (?:systems|tools|projects|products|vendors|implementations|libraries|frameworks|companies|teams|operators)\b)",
 );
@@ -282,6 +293,44 @@ fn sentence_of(spec: &Spec, n: usize, start: usize, end: usize) -> (String, usiz
     }
 }
 
+/// Whether the match at byte `start` of line `n` sits in a prose paragraph
+/// that opened on today's system, with no turn to the proposal in the
+/// sentences before the match's own (which `TODAY` and `CONTRAST` read).
+fn in_todays_paragraph(spec: &Spec, n: usize, start: usize) -> bool {
+    let line = &spec.lines[n - 1];
+    if line.kind != crate::spec::LineKind::Prose {
+        return false;
+    }
+    let first = (1..n)
+        .rev()
+        .take_while(|&k| spec.lines[k - 1].block == line.block)
+        .last()
+        .unwrap_or(n);
+    if first == n && !line.text.is_char_boundary(start.min(line.text.len())) {
+        return false;
+    }
+    let mut para = String::new();
+    for k in first..n {
+        para.push_str(&spec.lines[k - 1].text);
+        para.push(' ');
+    }
+    para.push_str(
+        line.text
+            .get(..start.min(line.text.len()))
+            .unwrap_or_default(),
+    );
+    // The sentences before the match's own: up to the last sentence end.
+    let b = para.as_bytes();
+    let Some(cut) = (0..b.len())
+        .rev()
+        .find(|&i| matches!(b[i], b'.' | b'!' | b'?') && b.get(i + 1) == Some(&b' '))
+    else {
+        return false;
+    };
+    let before = &para[..=cut];
+    TODAY_OPENER.is_match(before) && !TURN_TO_PROPOSAL.is_match(before)
+}
+
 /// How the sentence holding bytes `start..end` of line `n` reads, when it
 /// does not state the proposed design; `None` when it does.
 pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Reading> {
@@ -347,6 +396,9 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
         .find_last(before)
         .is_some_and(|m| !CONTRAST.is_match(&before[m.end..]));
     if today || ALREADY_BEFORE.is_match(before) || DATED_PAST.is_match(before) {
+        return Some(Reading::Today);
+    }
+    if !TURN_TO_PROPOSAL.is_match(&sentence) && in_todays_paragraph(spec, n, start) {
         return Some(Reading::Today);
     }
     if OTHER_SYSTEM.is_match(before) {
@@ -597,6 +649,25 @@ mod tests {
         // A bound is no denial and stays.
         let t = "No more than 3 tries.";
         assert_eq!(without_denials(t, 0..t.len()), t);
+    }
+
+    #[test]
+    fn a_paragraph_that_opens_on_today_goes_on_describing_it() {
+        let spec = Spec::parse(
+            None,
+            "# T\n\n## Design\n\nToday, the gateway does not sign its requests. Any client\ncan send requests to the webhook. Teams retry by hand.\n\nCurrently exports run nightly. The new worker calls the billing API.\n\nToday exports run nightly. With this proposal the worker calls the ledger API.\n\nThe worker calls the tax API. Today it has no timeout.\n\n- Today exports run nightly.\n- The worker calls the fraud API.\n"
+                .to_string(),
+        );
+        // Later sentences of a "Today, ..." paragraph, also across a line.
+        assert_eq!(reading_at(&spec, 6, "send requests"), Some(Reading::Today));
+        assert_eq!(reading_at(&spec, 6, "retry"), Some(Reading::Today));
+        // A turn to the proposal (the new thing, a contrast) ends it.
+        assert_eq!(reading_at(&spec, 8, "calls the billing"), None);
+        assert_eq!(reading_at(&spec, 10, "calls the ledger"), None);
+        // "Today" later in the paragraph dates nothing before it, and list
+        // items are each their own statement.
+        assert_eq!(reading_at(&spec, 12, "calls the tax"), None);
+        assert_eq!(reading_at(&spec, 15, "calls the fraud"), None);
     }
 
     #[test]
