@@ -141,6 +141,12 @@ static PERSON_AFTER: AsciiFirst = AsciiFirst::word_shaped(
     r"(?i)^\s*(?:their|his|her|your|a human|a person|someone|an? (?:reviewer|approver|admin|operator)|the (?:reviewer|approver|admin|operator|user|customer))\b",
 );
 
+/// A person word that qualifies a thing: "in the admin console", "the user
+/// table", "a customer portal" name no person.
+static THING_AFTER: AsciiFirst = AsciiFirst::word_shaped(
+    r"(?i)^\s*(?:the|an?|their|your) (?:reviewer|approver|admin|operator|user|customer)[- ](?:console|panel|portal|ui|interface|dashboard|page|screen|app|application|tool|api|endpoint|view|table|service|database|db|record|row|id|list|settings|profile|directory|store)s?\b",
+);
+
 static QUOTED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new("\"[^\"]*\"|\u{201c}[^\u{201d}]*\u{201d}|`[^`]*`").unwrap());
 
@@ -376,7 +382,10 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
     let person_before = PERSON_BEFORE
         .find(clause)
         .is_some_and(|m| !clause[..m.start].ends_with('-'));
-    if person_before || PERSON_ASKED.is_match(clause) || PERSON_AFTER.is_match(after) {
+    if person_before
+        || PERSON_ASKED.is_match(clause)
+        || (PERSON_AFTER.is_match(after) && !THING_AFTER.is_match(after))
+    {
         return Some(Reading::Person);
     }
     let after_clause = match AFTER_CLAUSE_END.find(after) {
@@ -625,6 +634,18 @@ mod tests {
         );
         // "per-user" qualifies the quota; no user acts.
         assert_eq!(reading("The per-user quota resets hourly.", "quota"), None);
+        // "the admin console" is a place, "wait for the admin" a person.
+        assert_eq!(
+            reading(
+                "Prices are edited both in the admin console and in the app.",
+                "edited both in"
+            ),
+            None
+        );
+        assert_eq!(
+            reading("The job waits for the admin to approve it.", "waits for"),
+            Some(Reading::Person)
+        );
         // A column's NOT NULL is a constraint, not a denial.
         assert_eq!(reading("hours REAL NOT NULL,", "hours real not null"), None);
         // "do-not-mail" is a list's name, not a denial.
@@ -744,7 +765,7 @@ mod tests {
             for p in [
                 &NEGATION, &NEGATION_AFTER, &HYPOTHETICAL, &DEFERRED_AFTER, &DEFERRED_BEFORE,
                 &AFTER_CLAUSE_END, &ALREADY_BEFORE, &DATED_PAST, &TODAY, &OTHER_SYSTEM, &PROBLEM,
-                &PERSON_BEFORE, &PERSON_ASKED, &PERSON_AFTER, &CLAUSE_BREAK, &CONTRAST,
+                &PERSON_BEFORE, &PERSON_ASKED, &PERSON_AFTER, &THING_AFTER, &CLAUSE_BREAK, &CONTRAST,
             ] {
                 proptest::prop_assert!(p.agrees_on(&text), "{text:?}");
             }
