@@ -276,8 +276,9 @@ mod tests {
     const KNOWN_WITHOUT_NEEDS: &[&str] = &["date-format", "missing-units"];
 
     /// A trigger list with no literal need runs its regexes on every line
-    /// of every spec: one such list (`divide-by-zero`, before its "km"
-    /// alternative went) took the largest KEP from 42 to 57 ms. New rules
+    /// of every spec: one such list (`divide-by-zero`, while a two-byte
+    /// "km" was one of its alternatives) took the largest KEP from 42 to
+    /// 57 ms. New rules
     /// must give the prefilter a word of at least three bytes in every
     /// pattern; the lists below are the known exceptions.
     #[test]
