@@ -100,7 +100,7 @@ static DATED_PAST: AsciiFirst = AsciiFirst::word_shaped(
 /// already cached"), not what is proposed.
 static ALREADY_BEFORE: AsciiFirst = AsciiFirst::word_shaped(r"(?i)\balready (?:\w+ )?$");
 static TODAY: AsciiFirst = AsciiFirst::word_shaped(
-    r"(?i)\b(?:today|currently|at present|at the moment|presently|right now|as of now|historically|previously|in the past|used to|no longer|the (?:current|existing|legacy|old|previous) (?:\w+ ){0,2}?(?:system|service|implementation|design|setup|flow|process|approach|behaviou?r|code|version|pipeline|job|mechanism))\b",
+    r"(?i)\b(?:today|currently|at present|at the moment (?:we|our|there (?:is|are))|presently|right now|as of now|historically|previously|in the past|used to|no longer|the (?:current|existing|legacy|old|previous) (?:\w+ ){0,2}?(?:system|service|implementation|design|setup|flow|process|approach|behaviou?r|code|version|pipeline|job|mechanism))\b|\bat the moment\s*(?:[,;.)]|$)",
 );
 /// A turn from today's system to the proposal inside one sentence.
 static CONTRAST: AsciiFirst = AsciiFirst::word_shaped(
@@ -110,7 +110,7 @@ static CONTRAST: AsciiFirst = AsciiFirst::word_shaped(
 /// does not ...", "Currently ..."): its later sentences go on describing
 /// it until one turns to the proposal.
 static TODAY_OPENER: AsciiFirst = AsciiFirst::word_shaped(
-    r"(?i)^\W*(?:today|currently|at present|at the moment|presently|right now|as of now|historically|in the past)\b",
+    r"(?i)^\W*(?:today|currently|at present|at the moment (?:we|our|there (?:is|are))|presently|right now|as of now|historically|in the past)\b|^\W*at the moment\s*[,;.)]",
 );
 /// A sentence that turns from today's system to the proposal: a contrast,
 /// the future, or the proposal named.
@@ -701,6 +701,26 @@ mod tests {
             reading(
                 "Today every customer uses HTTP, but we also build MQTT and SMTP transports.",
                 "mqtt"
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn at_the_moment_dates_only_as_now_not_as_when() {
+        assert_eq!(
+            reading("At the moment, the exporter retries forever.", "retries"),
+            Some(Reading::Today)
+        );
+        assert_eq!(
+            reading("At the moment we retry forever.", "retry"),
+            Some(Reading::Today)
+        );
+        // "at the moment X happens" is a time in the design, not today.
+        assert_eq!(
+            reading(
+                "At the moment the embargo lifts, the article is published at its public URL.",
+                "published"
             ),
             None
         );
