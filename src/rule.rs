@@ -278,9 +278,8 @@ mod tests {
     /// A trigger list with no literal need runs its regexes on every line
     /// of every spec: one such list (`divide-by-zero`, while a two-byte
     /// "km" was one of its alternatives) took the largest KEP from 42 to
-    /// 57 ms. New rules
-    /// must give the prefilter a word of at least three bytes in every
-    /// pattern; the lists below are the known exceptions.
+    /// 57 ms. New rules must give the prefilter a word of at least three
+    /// bytes in every pattern; the lists above are the known exceptions.
     #[test]
     fn every_embedded_trigger_list_but_the_known_ones_has_literal_needs() {
         let cat = crate::catalog::Catalog::builtin().unwrap();

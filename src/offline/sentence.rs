@@ -99,24 +99,53 @@ static DATED_PAST: AsciiFirst = AsciiFirst::word_shaped(
 /// "already" right before the match: what exists ("the informers are
 /// already cached"), not what is proposed.
 static ALREADY_BEFORE: AsciiFirst = AsciiFirst::word_shaped(r"(?i)\balready (?:\w+ )?$");
-static TODAY: AsciiFirst = AsciiFirst::word_shaped(
-    r"(?i)\b(?:today|currently|at present|at the moment (?:we|our|there (?:is|are))|presently|right now|as of now|historically|previously|in the past|used to|no longer|the (?:current|existing|legacy|old|previous) (?:\w+ ){0,2}?(?:system|service|implementation|design|setup|flow|process|approach|behaviou?r|code|version|pipeline|job|mechanism))\b|\bat the moment\s*(?:[,;.)]|$)",
-);
+/// Words that date a statement to today's system; `TODAY` reads them
+/// anywhere before a match, `TODAY_OPENER` at the start of a paragraph.
+macro_rules! today_words {
+    () => {
+        r"today|currently|at present|at the moment (?:we|our|there (?:is|are))|presently|right now|as of now|historically|in the past"
+    };
+}
+/// "At the moment, ..." (now), not "at the moment the embargo lifts" (when).
+macro_rules! at_the_moment_now {
+    () => {
+        r"at the moment\s*(?:[,;.)]|$)"
+    };
+}
+static TODAY: AsciiFirst = AsciiFirst::word_shaped(concat!(
+    r"(?i)\b(?:",
+    today_words!(),
+    r"|previously|used to|no longer|the (?:current|existing|legacy|old|previous) (?:\w+ ){0,2}?(?:system|service|implementation|design|setup|flow|process|approach|behaviou?r|code|version|pipeline|job|mechanism))\b|\b",
+    at_the_moment_now!(),
+));
+/// Words that turn from today's system to the proposal.
+macro_rules! contrast_words {
+    () => {
+        r"but|however|whereas|instead|from now on|going forward"
+    };
+}
 /// A turn from today's system to the proposal inside one sentence.
-static CONTRAST: AsciiFirst = AsciiFirst::word_shaped(
-    r"(?i)\b(?:but|however|whereas|instead|from now on|going forward|with this (?:proposal|design|change)|under this (?:proposal|design)|in (?:the|this) (?:new )?(?:proposal|design))\b",
-);
+static CONTRAST: AsciiFirst = AsciiFirst::word_shaped(concat!(
+    r"(?i)\b(?:",
+    contrast_words!(),
+    r"|with this (?:proposal|design|change)|under this (?:proposal|design)|in (?:the|this) (?:new )?(?:proposal|design))\b",
+));
 /// A prose paragraph that opens on today's system ("Today, the API server
 /// does not ...", "Currently ..."): its later sentences go on describing
 /// it until one turns to the proposal.
-static TODAY_OPENER: AsciiFirst = AsciiFirst::word_shaped(
-    r"(?i)^\W*(?:today|currently|at present|at the moment (?:we|our|there (?:is|are))|presently|right now|as of now|historically|in the past)\b|^\W*at the moment\s*[,;.)]",
-);
+static TODAY_OPENER: AsciiFirst = AsciiFirst::word_shaped(concat!(
+    r"(?i)^\W*(?:",
+    today_words!(),
+    r")\b|^\W*",
+    at_the_moment_now!(),
+));
 /// A sentence that turns from today's system to the proposal: a contrast,
 /// the future, or the proposal named.
-static TURN_TO_PROPOSAL: AsciiFirst = AsciiFirst::word_shaped(
-    r"(?i)\b(?:but|however|whereas|instead|from now on|going forward|will|shall|won't|we'll|new|propos\w*|this (?:kep|proposal|design|change|document|feature|enhancement)|we (?:want|plan|intend|add|introduce)\w*)\b",
-);
+static TURN_TO_PROPOSAL: AsciiFirst = AsciiFirst::word_shaped(concat!(
+    r"(?i)\b(?:",
+    contrast_words!(),
+    r"|will|shall|won't|we'll|new|propos\w*|this (?:kep|proposal|design|change|document|feature|enhancement)|we (?:want|plan|intend|add|introduce)\w*)\b",
+));
 static OTHER_SYSTEM: AsciiFirst = AsciiFirst::word_shaped(
     r"(?:\b(?:[Ll]ike|[Uu]nlike|[Ss]imilar to|[Ii]nspired by|[Aa]s in|[Mm]odel(?:l)?ed (?:on|after))\s+`?[A-Z][\w.-]*|\b(?i:other|many|some|most|existing) (?:systems|tools|projects|products|vendors|implementations|libraries|frameworks|companies|teams|operators)\b)",
 );
@@ -299,6 +328,11 @@ fn sentence_of(spec: &Spec, n: usize, start: usize, end: usize) -> (String, usiz
     }
 }
 
+/// How far back a paragraph's opening line is looked for: paragraphs are a
+/// few lines, and a bound keeps each match's reading constant-time (a
+/// spec of one huge paragraph must not be reread for every match).
+const TODAY_PARAGRAPH_LINES: usize = 12;
+
 /// Whether the match at byte `start` of line `n` sits in a prose paragraph
 /// that opened on today's system, with no turn to the proposal in the
 /// sentences before the match's own (which `TODAY` and `CONTRAST` read).
@@ -307,12 +341,13 @@ fn in_todays_paragraph(spec: &Spec, n: usize, start: usize) -> bool {
     if line.kind != crate::spec::LineKind::Prose {
         return false;
     }
-    let first = (1..n)
-        .rev()
-        .take_while(|&k| spec.lines[k - 1].block == line.block)
-        .last()
-        .unwrap_or(n);
-    if first == n && !line.text.is_char_boundary(start.min(line.text.len())) {
+    let first = n
+        - (1..n)
+            .rev()
+            .take_while(|&k| spec.lines[k - 1].block == line.block)
+            .take(TODAY_PARAGRAPH_LINES + 1)
+            .count();
+    if n - first > TODAY_PARAGRAPH_LINES {
         return false;
     }
     let mut para = String::new();
@@ -320,11 +355,7 @@ fn in_todays_paragraph(spec: &Spec, n: usize, start: usize) -> bool {
         para.push_str(&spec.lines[k - 1].text);
         para.push(' ');
     }
-    para.push_str(
-        line.text
-            .get(..start.min(line.text.len()))
-            .unwrap_or_default(),
-    );
+    para.push_str(line.text.get(..start).unwrap_or_default());
     // The sentences before the match's own: up to the last sentence end.
     let b = para.as_bytes();
     let Some(cut) = (0..b.len())
@@ -689,6 +720,17 @@ mod tests {
         // items are each their own statement.
         assert_eq!(reading_at(&spec, 12, "calls the tax"), None);
         assert_eq!(reading_at(&spec, 15, "calls the fraud"), None);
+        // The opening line is looked for only so far back.
+        let mut long =
+            String::from("# T\n\n## Design\n\nToday, the gateway does not sign its requests.\n");
+        for _ in 0..TODAY_PARAGRAPH_LINES {
+            long.push_str("It logs each one.\n");
+        }
+        long.push_str("It sends requests to the webhook.\n");
+        let spec = Spec::parse(None, long);
+        let last = 5 + TODAY_PARAGRAPH_LINES + 1;
+        assert_eq!(reading_at(&spec, last - 1, "logs"), Some(Reading::Today));
+        assert_eq!(reading_at(&spec, last, "sends requests"), None);
     }
 
     #[test]
