@@ -29,7 +29,7 @@ pub struct Evidence {
 }
 
 static NEGATION_BEFORE: AsciiFirst = AsciiFirst::word_shaped(
-    r"(?i)\b(no|not|without|never|lacks?|lacking|missing|none|neither|nor|cannot|can't|don't|doesn't|isn't|aren't|won't|didn't|skips?|skipped|ignores?|ignored|instead of|rather than|nothing|disabled?|disables|disabling|switch(?:es|ed|ing)? off|turn(?:s|ed|ing)? off)\b",
+    r"(?i)\b(no|not|without|never|lacks?|lacking|missing|none|neither|nor|cannot|can't|don't|doesn't|isn't|aren't|won't|didn't|skips?|skipped|ignores?|ignored|instead of|rather than|regardless of|irrespective of|whether or not|nothing|disabled?|disables|disabling|switch(?:es|ed|ing)? off|turn(?:s|ed|ing)? off)\b",
 );
 static NEGATION_AFTER: AsciiFirst = AsciiFirst::word_shaped(
     r"(?i)^\W*(?:\w+\W+){0,8}?(is|are|was|were|will be|gets?|get)\s+(not|never)\b|^\W*(?:\w+\W+){0,8}?(isn't|aren't|wasn't|weren't|is absent|are absent|is missing|are missing|not (?:needed|required|verified|checked|validated|enforced|used|applied|implemented|set|configured))",
@@ -77,7 +77,20 @@ pub fn classify(spec: &Spec, n: usize, start: usize, end: usize) -> EvidenceKind
         // Code and config rarely negate in words ("NOT NULL" is not a negation).
         return EvidenceKind::Affirmed;
     }
-    let before = &text[sent_start..start];
+    // A sentence wrapped from the line above ("starts regardless of
+    // whether the inputs\nhave landed") keeps its opening words: the part
+    // of the line above after its last sentence break.
+    let carried;
+    let before = if sent_start == 0 {
+        carried = carried_clause(spec, n);
+        match &carried {
+            Some(head) => format!("{head} {}", &text[..start]),
+            None => text[..start].to_string(),
+        }
+    } else {
+        text[sent_start..start].to_string()
+    };
+    let before = before.as_str();
     let clause = match CLAUSE_BREAK.find_last(before) {
         Some(m) => &before[m.end..],
         None => before,
@@ -97,6 +110,28 @@ pub fn classify(spec: &Spec, n: usize, start: usize, end: usize) -> EvidenceKind
         return EvidenceKind::Deferred;
     }
     EvidenceKind::Affirmed
+}
+
+/// The unfinished sentence that line `n` continues: the end of the line
+/// above, after its last sentence break, when both belong to one paragraph
+/// or list item (the same test as a `Seam`). Bounded, so a long paragraph
+/// costs no more than one line per match.
+fn carried_clause(spec: &Spec, n: usize) -> Option<String> {
+    if n < 2 {
+        return None;
+    }
+    Seam::after(spec, n - 1)?;
+    let above = &spec.line(n - 1)?.text;
+    let mut from = above.len().saturating_sub(SEAM_REACH);
+    while !above.is_char_boundary(from) {
+        from += 1;
+    }
+    let tail = &above[from..];
+    let tail = match tail.rfind(['.', '!', '?', ';']) {
+        Some(i) => &tail[i + 1..],
+        None => tail,
+    };
+    Some(tail.trim().to_string())
 }
 
 /// All mentions of any of `patterns` in `lines` (1-based, end exclusive),
@@ -434,6 +469,20 @@ mod tests {
         ] {
             assert!(kinds(apart, pat).is_empty(), "{apart}");
         }
+    }
+
+    #[test]
+    fn a_denial_on_the_line_above_carries_into_the_wrapped_sentence() {
+        let doc = "# D\n\nThe job starts at 06:00 regardless of whether the input tables\nhave landed; each step reads what is present.\n\nThe job never starts early.\nInputs have landed by 05:00.\n\nThe job waits until the input tables\nhave landed.\n\n- the job runs without a lock\n- inputs have landed\n";
+        assert_eq!(
+            kinds(doc, "landed"),
+            vec![
+                (4, EvidenceKind::Negated),
+                (7, EvidenceKind::Affirmed),
+                (10, EvidenceKind::Affirmed),
+                (13, EvidenceKind::Affirmed),
+            ]
+        );
     }
 
     #[test]
