@@ -178,3 +178,35 @@ fn an_off_topic_citation_is_reinstated_by_an_evaluator_that_did_not_cite_it() {
     );
     assert_eq!(v.stats.rebuttal.sustained, 1);
 }
+
+#[test]
+fn a_safeguard_stated_absent_on_the_concerns_line_is_not_answered_elsewhere() {
+    let twin = "# Billing\n\n## Design\n\nThe worker calls the Billing API for each invoice.\n\n## Reports\n\nThe report page reads the Billing API cache with a 2 s timeout.\n";
+    // Elsewhere, a line about the same component states a timeout: credited.
+    assert_dismissed_citing(&run("burned_oncall", twin), 9);
+    // The design line itself says there is none: that line is about
+    // another call, so the concern stands.
+    let gap = twin.replace(
+        "for each invoice.",
+        "for each invoice and waits without a timeout.",
+    );
+    assert_stands(&run("burned_oncall", &gap));
+    // Qualified in its own paragraph, it is answered.
+    let own = gap.replace(
+        "without a timeout.",
+        "without a timeout.\nThe whole run is killed after a 10 minute timeout.",
+    );
+    assert_dismissed_citing(&run("burned_oncall", &own), 6);
+}
+
+#[test]
+fn another_row_of_a_schema_table_is_another_field() {
+    let doc = "# Payouts\n\n## Schema\n\n| Column | Type |\n|---|---|\n| id | bigint |\n| amount | double |\n";
+    assert_stands(&run("pedantic_nitpicker", doc));
+    // The row itself states the exact type.
+    let own = doc.replace("| double |", "| double, stored as integer cents |");
+    assert_dismissed_citing(&run("pedantic_nitpicker", &own), 8);
+    // Rows of a table that is not a schema are aspects of one design.
+    let notes = doc.replace("| Column | Type |", "| Item | Decision |");
+    assert_dismissed_citing(&run("pedantic_nitpicker", &notes), 7);
+}

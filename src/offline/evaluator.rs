@@ -607,10 +607,56 @@ pub fn evidence(
             }
         }
     }
+    if let Some((a, b)) = concern.lines {
+        own_item_only(spec, (a, b), &mut found);
+    }
     // One piece of evidence per line: the most affirmative.
     found.sort_by_key(|e| (e.line, e.kind != EvidenceKind::Affirmed));
     found.dedup_by_key(|e| e.line);
     Some((found, range))
+}
+
+/// Evidence that is about another item than the concern's own:
+///
+/// - a row of a schema table (a header naming the column or field and its
+///   type) is one field, and another row describes another: `| id |
+///   bigint |` says nothing about `| amount | double |` below it;
+/// - when the concern's own lines say the safeguard is absent ("no login
+///   needed", "without a timeout"), the design chose that for this item,
+///   and a safeguard stated elsewhere is about something else; only its
+///   own paragraph can qualify it.
+fn own_item_only(spec: &Spec, (a, b): (usize, usize), found: &mut Vec<Evidence>) {
+    let line = |n: usize| &spec.lines[n - 1];
+    if a == b && a >= 1 && a <= spec.lines.len() && is_schema_row(spec, a) {
+        let block = line(a).block;
+        found.retain(|e| {
+            e.line == a || line(e.line).kind != LineKind::Table || line(e.line).block != block
+        });
+    }
+    let denied_here = found
+        .iter()
+        .any(|e| e.kind == EvidenceKind::Negated && (a..=b).contains(&e.line));
+    if denied_here {
+        let own = spec.block_lines(a).start..spec.block_lines(b).end;
+        found.retain(|e| e.kind != EvidenceKind::Affirmed || own.contains(&e.line));
+    }
+}
+
+/// Is line `n` a row of a table whose header names fields and their types
+/// (`| Column | Type |`, `| Field | Type | Notes |`)?
+fn is_schema_row(spec: &Spec, n: usize) -> bool {
+    let line = &spec.lines[n - 1];
+    if line.kind != LineKind::Table {
+        return false;
+    }
+    let header = &spec.lines[spec.block_lines(n).start - 1].lower;
+    let cells: Vec<&str> = header.split('|').map(str::trim).collect();
+    let starts = |words: &[&str]| {
+        cells
+            .iter()
+            .any(|c| words.iter().any(|w| c.starts_with(w)))
+    };
+    starts(&["column", "field", "member", "attribute", "property"]) && starts(&["type"])
 }
 
 /// One evaluator's vote on one concern. The reasoning says only what this

@@ -39,12 +39,13 @@ static DEFERRAL: AsciiFirst = AsciiFirst::word_shaped(
 );
 static CLAUSE_BREAK: AsciiFirst =
     AsciiFirst::new(r"[.;!?:,(]|\bbut\b|\bwhile\b|\bwhereas\b|\bso\b|\band\b");
-/// Where the clause after a safeguard's mention ends: a clause break, or a
-/// condition or reason ("an empty hint when the gates are not set"). Not a
+/// Where the clause after a safeguard's mention ends: a clause break, a
+/// condition or reason ("an empty hint when the gates are not set"), or a
+/// purpose ("stays empty to indicate that the lease is not managed"). Not a
 /// relative clause: "the header that the sender attaches is not checked"
 /// still denies the header.
 static AFTER_BREAK: AsciiFirst = AsciiFirst::word_shaped(
-    r"(?i)[;:,(]|\b(?:but|while|whereas|so|and|because|unless|until|when|if)\b",
+    r"(?i)[;:,(]|\b(?:but|while|whereas|so|and|because|unless|until|when|if|meaning|which means)\b|\bto (?:indicate|signal|show|mean|ensure|say|mark|record|tell)\b",
 );
 
 /// Classify one match of a safeguard pattern at `start..end` in line `n`.
@@ -441,14 +442,15 @@ mod tests {
 
     #[test]
     fn a_denial_later_in_the_clause_or_a_switched_off_safeguard_is_negated() {
-        let doc = "# D\n\nThe HMAC header that the sender attaches to each request is not checked.\n\nThe HMAC is empty when the keys are not set.\n\nWe switch off snapshotting to keep writes fast.\n\nThe HMAC is verified, so forged requests are not accepted.\n";
+        let doc = "# D\n\nThe HMAC header that the sender attaches to each request is not checked.\n\nThe HMAC is empty when the keys are not set.\n\nWe switch off snapshotting to keep writes fast.\n\nThe HMAC is verified, so forged requests are not accepted.\n\nThe HMAC stays empty to indicate that the key is not managed here.\n";
         assert_eq!(
             kinds(doc, r"\b(?:hmac|snapshot)"),
             vec![
                 (3, EvidenceKind::Negated),
                 (5, EvidenceKind::Affirmed),
                 (7, EvidenceKind::Negated),
-                (9, EvidenceKind::Affirmed)
+                (9, EvidenceKind::Affirmed),
+                (11, EvidenceKind::Affirmed)
             ]
         );
     }
