@@ -210,3 +210,20 @@ fn another_row_of_a_schema_table_is_another_field() {
     let notes = doc.replace("| Column | Type |", "| Item | Decision |");
     assert_dismissed_citing(&run("pedantic_nitpicker", &notes), 7);
 }
+
+#[test]
+fn another_item_of_a_component_list_is_another_component() {
+    let doc = "# Billing\n\n## Architecture\n\n- **Worker**: calls the Billing API for each invoice.\n- **Reporter**: reads the invoice cache, with a 2 s timeout.\n";
+    assert_stands(&run("burned_oncall", doc));
+    // Its own item, nested items included, still answers it.
+    let own = doc.replace(
+        "for each invoice.\n",
+        "for each invoice.\n  - requests time out after 2 s\n",
+    );
+    assert_dismissed_citing(&run("burned_oncall", &own), 6);
+    // A list of plain sentences is one paragraph about one design.
+    let plain = doc
+        .replace("**Worker**: calls", "The worker calls")
+        .replace("**Reporter**: reads", "It reads");
+    assert_dismissed_citing(&run("burned_oncall", &plain), 6);
+}

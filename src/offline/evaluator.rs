@@ -621,6 +621,9 @@ pub fn evidence(
 /// - a row of a schema table (a header naming the column or field and its
 ///   type) is one field, and another row describes another: `| id |
 ///   bigint |` says nothing about `| amount | double |` below it;
+/// - an item of a list that names its component first (`- **Name**: ...`,
+///   `` - `name`: ... ``, `- Name: ...`) is that component (with its nested
+///   items), and another item of the list is another component;
 /// - when the concern's own lines say the safeguard is absent ("no login
 ///   needed", "without a timeout"), the design chose that for this item,
 ///   and a safeguard stated elsewhere is about something else; only its
@@ -633,6 +636,14 @@ fn own_item_only(spec: &Spec, (a, b): (usize, usize), found: &mut Vec<Evidence>)
             e.line == a || line(e.line).kind != LineKind::Table || line(e.line).block != block
         });
     }
+    // An item of a component list ("- **Metadata**: one Postgres ...") is
+    // one component; the next item ("- **API**: 3 replicas") is another.
+    if let Some(item) = labelled_item(spec, a)
+        && b < item.end
+    {
+        let list = spec.block_lines(a);
+        found.retain(|e| !list.contains(&e.line) || item.contains(&e.line));
+    }
     let denied_here = found
         .iter()
         .any(|e| e.kind == EvidenceKind::Negated && (a..=b).contains(&e.line));
@@ -640,6 +651,38 @@ fn own_item_only(spec: &Spec, (a, b): (usize, usize), found: &mut Vec<Evidence>)
         let own = spec.block_lines(a).start..spec.block_lines(b).end;
         found.retain(|e| e.kind != EvidenceKind::Affirmed || own.contains(&e.line));
     }
+}
+
+/// The lines of the list item that holds line `n` (its wrapped lines
+/// included), when the item opens with a label naming what it describes:
+/// `- **crate-api**: ...`, `` - `crate-db`: ... ``, `- Metadata: ...`.
+fn labelled_item(spec: &Spec, n: usize) -> Option<Range<usize>> {
+    static LABEL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^\s*(?:[-*+]|\d+\.)\s+(?:\*\*[^*]{1,60}:\*\*|\*\*[^*]{1,60}\*\*:|`[^`]{1,60}`:|[A-Za-z][\w /-]{0,40}:)\s")
+            .expect("a valid pattern")
+    });
+    let line = spec.line(n)?;
+    if line.kind != LineKind::ListItem {
+        return None;
+    }
+    let block = spec.block_lines(n);
+    let start = (block.start..=n)
+        .rev()
+        .find(|&k| super::sentence::is_list_item(&spec.lines[k - 1].text))?;
+    if !LABEL.is_match(&spec.lines[start - 1].text) {
+        return None;
+    }
+    // Nested items belong to it; the next item at its depth or less ends it.
+    let indent = |k: usize| {
+        let t = &spec.lines[k - 1].text;
+        t.len() - t.trim_start().len()
+    };
+    let end = (start + 1..block.end)
+        .find(|&k| {
+            super::sentence::is_list_item(&spec.lines[k - 1].text) && indent(k) <= indent(start)
+        })
+        .unwrap_or(block.end);
+    Some(start..end)
 }
 
 /// Is line `n` a row of a table whose header names fields and their types
@@ -651,11 +694,7 @@ fn is_schema_row(spec: &Spec, n: usize) -> bool {
     }
     let header = &spec.lines[spec.block_lines(n).start - 1].lower;
     let cells: Vec<&str> = header.split('|').map(str::trim).collect();
-    let starts = |words: &[&str]| {
-        cells
-            .iter()
-            .any(|c| words.iter().any(|w| c.starts_with(w)))
-    };
+    let starts = |words: &[&str]| cells.iter().any(|c| words.iter().any(|w| c.starts_with(w)));
     starts(&["column", "field", "member", "attribute", "property"]) && starts(&["type"])
 }
 
