@@ -657,9 +657,13 @@ fn own_item_only(spec: &Spec, (a, b): (usize, usize), found: &mut Vec<Evidence>)
 /// included), when the item opens with a label naming what it describes:
 /// `- **crate-api**: ...`, `` - `crate-db`: ... ``, `- Metadata: ...`.
 fn labelled_item(spec: &Spec, n: usize) -> Option<Range<usize>> {
-    static LABEL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"^\s*(?:[-*+]|\d+\.)\s+(?:\*\*[^*]{1,60}:\*\*|\*\*[^*]{1,60}\*\*:|`[^`]{1,60}`:|[A-Za-z][\w /-]{0,40}:)\s")
-            .expect("a valid pattern")
+    // Bytes and ASCII classes: a counted Unicode class compiles to a large
+    // automaton, and this runs once per process.
+    static LABEL: std::sync::LazyLock<regex::bytes::Regex> = std::sync::LazyLock::new(|| {
+        regex::bytes::Regex::new(
+            r"(?-u)^\s*(?:[-*+]|\d+\.)\s+(?:\*\*[^*]{1,60}:\*\*|\*\*[^*]{1,60}\*\*:|`[^`]{1,60}`:|[A-Za-z][\w /-]{0,40}:)\s",
+        )
+        .expect("a valid pattern")
     });
     let line = spec.line(n)?;
     if line.kind != LineKind::ListItem {
@@ -669,7 +673,7 @@ fn labelled_item(spec: &Spec, n: usize) -> Option<Range<usize>> {
     let start = (block.start..=n)
         .rev()
         .find(|&k| super::sentence::is_list_item(&spec.lines[k - 1].text))?;
-    if !LABEL.is_match(&spec.lines[start - 1].text) {
+    if !LABEL.is_match(spec.lines[start - 1].text.as_bytes()) {
         return None;
     }
     // Nested items belong to it; the next item at its depth or less ends it.
