@@ -81,17 +81,16 @@ pub fn classify(spec: &Spec, n: usize, start: usize, end: usize) -> EvidenceKind
     // A sentence wrapped from the line above ("starts regardless of
     // whether the inputs\nhave landed") keeps its opening words: the part
     // of the line above after its last sentence break.
-    let carried;
-    let before = if sent_start == 0 {
-        carried = carried_clause(spec, n);
-        match &carried {
-            Some(head) => format!("{head} {}", &text[..start]),
-            None => text[..start].to_string(),
-        }
+    let carried = if sent_start == 0 {
+        carried_clause(spec, n)
     } else {
-        text[sent_start..start].to_string()
+        None
     };
-    let before = before.as_str();
+    let before: std::borrow::Cow<str> = match carried {
+        Some(head) => format!("{head} {}", &text[..start]).into(),
+        None => text[sent_start..start].into(),
+    };
+    let before = before.as_ref();
     let clause = match CLAUSE_BREAK.find_last(before) {
         Some(m) => &before[m.end..],
         None => before,
@@ -117,11 +116,10 @@ pub fn classify(spec: &Spec, n: usize, start: usize, end: usize) -> EvidenceKind
 /// above, after its last sentence break, when both belong to one paragraph
 /// or list item (the same test as a `Seam`). Bounded, so a long paragraph
 /// costs no more than one line per match.
-fn carried_clause(spec: &Spec, n: usize) -> Option<String> {
-    if n < 2 {
+fn carried_clause(spec: &Spec, n: usize) -> Option<&str> {
+    if n < 2 || !Seam::continues(spec, n - 1) {
         return None;
     }
-    Seam::after(spec, n - 1)?;
     let above = &spec.line(n - 1)?.text;
     let mut from = above.len().saturating_sub(SEAM_REACH);
     while !above.is_char_boundary(from) {
@@ -132,7 +130,7 @@ fn carried_clause(spec: &Spec, n: usize) -> Option<String> {
         Some(i) => &tail[i + 1..],
         None => tail,
     };
-    Some(tail.trim().to_string())
+    Some(tail.trim())
 }
 
 /// All mentions of any of `patterns` in `lines` (1-based, end exclusive),
@@ -202,17 +200,25 @@ struct Seam {
 const SEAM_REACH: usize = 80;
 
 impl Seam {
+    /// Does line `n + 1` go on with the sentence line `n` leaves open (the
+    /// same paragraph or list item, no sentence end between)?
+    fn continues(spec: &Spec, n: usize) -> bool {
+        let (Some(line), Some(next)) = (spec.line(n), spec.line(n + 1)) else {
+            return false;
+        };
+        next.block == line.block
+            && next.kind == line.kind
+            && matches!(line.kind, LineKind::Prose | LineKind::ListItem)
+            && !super::sentence::is_list_item(&next.text)
+            && !line.lower.trim_end().ends_with(['.', '!', '?', ';'])
+    }
+
     fn after(spec: &Spec, n: usize) -> Option<Seam> {
-        let line = spec.line(n)?;
-        let next = spec.line(n + 1)?;
-        if next.block != line.block
-            || next.kind != line.kind
-            || !matches!(line.kind, LineKind::Prose | LineKind::ListItem)
-            || super::sentence::is_list_item(&next.text)
-            || line.lower.trim_end().ends_with(['.', '!', '?', ';'])
-        {
+        if !Seam::continues(spec, n) {
             return None;
         }
+        let line = spec.line(n)?;
+        let next = spec.line(n + 1)?;
         let mut from = line.lower.len().saturating_sub(SEAM_REACH);
         while !line.lower.is_char_boundary(from) {
             from += 1;
