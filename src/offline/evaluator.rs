@@ -636,8 +636,8 @@ fn own_item_only(spec: &Spec, (a, b): (usize, usize), found: &mut Vec<Evidence>)
             e.line == a || line(e.line).kind != LineKind::Table || line(e.line).block != block
         });
     }
-    // An item of a component list ("- **Metadata**: one Postgres ...") is
-    // one component; the next item ("- **API**: 3 replicas") is another.
+    // An item of a component list ("- **Orders DB**: one Postgres ...")
+    // is one component; the next item ("- **Web**: 3 replicas") is another.
     if let Some(item) = labelled_item(spec, a)
         && b < item.end
     {
@@ -655,7 +655,7 @@ fn own_item_only(spec: &Spec, (a, b): (usize, usize), found: &mut Vec<Evidence>)
 
 /// The lines of the list item that holds line `n` (its wrapped lines
 /// included), when the item opens with a label naming what it describes:
-/// `- **crate-api**: ...`, `` - `crate-db`: ... ``, `- Metadata: ...`.
+/// `- **web-api**: ...`, `` - `orders-db`: ... ``, `- Storage: ...`.
 fn labelled_item(spec: &Spec, n: usize) -> Option<Range<usize>> {
     // Bytes and ASCII classes: a counted Unicode class compiles to a large
     // automaton, and this runs once per process.
