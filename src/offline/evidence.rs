@@ -29,7 +29,7 @@ pub struct Evidence {
 }
 
 static NEGATION_BEFORE: AsciiFirst = AsciiFirst::word_shaped(
-    r"(?i)\b(no|not|without|never|lacks?|lacking|missing|none|neither|nor|cannot|can't|don't|doesn't|isn't|aren't|won't|didn't|skips?|skipped|ignores?|ignored|instead of|rather than|regardless of|irrespective of|whether or not|nothing|disabled?|disables|disabling|switch(?:es|ed|ing)? off|turn(?:s|ed|ing)? off)\b",
+    r"(?i)\b(no|not|without|never|lacks?|lacking|missing|none|neither|nor|cannot|can't|don't|doesn't|isn't|aren't|won't|didn't|skips?|skipped|ignores?|ignored|instead of|rather than|regardless of|irrespective of|nothing|disabled?|disables|disabling|switch(?:es|ed|ing)? off|turn(?:s|ed|ing)? off)\b",
 );
 static NEGATION_AFTER: AsciiFirst = AsciiFirst::word_shaped(
     r"(?i)^\W*(?:\w+\W+){0,8}?(is|are|was|were|will be|gets?|get)\s+(not|never)\b|^\W*(?:\w+\W+){0,8}?(isn't|aren't|wasn't|weren't|is absent|are absent|is missing|are missing|not (?:needed|required|verified|checked|validated|enforced|used|applied|implemented|set|configured))",
@@ -121,11 +121,7 @@ fn carried_clause(spec: &Spec, n: usize) -> Option<&str> {
         return None;
     }
     let above = &spec.line(n - 1)?.text;
-    let mut from = above.len().saturating_sub(SEAM_REACH);
-    while !above.is_char_boundary(from) {
-        from += 1;
-    }
-    let tail = &above[from..];
+    let tail = &above[reach_back(above)..];
     let tail = match tail.rfind(['.', '!', '?', ';']) {
         Some(i) => &tail[i + 1..],
         None => tail,
@@ -199,6 +195,15 @@ struct Seam {
 /// little enough to keep the search linear.
 const SEAM_REACH: usize = 80;
 
+/// Where the last `SEAM_REACH` bytes of `text` begin, on a char boundary.
+fn reach_back(text: &str) -> usize {
+    let mut from = text.len().saturating_sub(SEAM_REACH);
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    from
+}
+
 impl Seam {
     /// Does line `n + 1` go on with the sentence line `n` leaves open (the
     /// same paragraph or list item, no sentence end between)?
@@ -219,10 +224,7 @@ impl Seam {
         }
         let line = spec.line(n)?;
         let next = spec.line(n + 1)?;
-        let mut from = line.lower.len().saturating_sub(SEAM_REACH);
-        while !line.lower.is_char_boundary(from) {
-            from += 1;
-        }
+        let mut from = reach_back(&line.lower);
         // Start at a word, so a pattern's leading \b is not met mid-word.
         if from > 0 {
             from = line.lower[from..]
