@@ -890,6 +890,46 @@ impl Rule {
         }
     }
 
+    /// Whether a trigger pattern in `mask` (as `triggers_for` reads it)
+    /// matches one of `texts`, known before the trigger regex is compiled.
+    /// The prefilter's candidates meet every literal a pattern needs, yet
+    /// on most of them the pattern does not match (the words are there,
+    /// not in that order), and compiling the full regex (captures, a
+    /// reverse automaton for match starts) was most of a large spec's run.
+    /// Until it is compiled, a forward-only automaton without captures,
+    /// built from the same syntax, answers: `false` means no trigger
+    /// match at all, so no line fires. `true` when unsure (it could not
+    /// be built, or gave up on a text).
+    pub fn triggers_match_any<'t>(
+        &self,
+        mask: u64,
+        mut texts: impl Iterator<Item = &'t [u8]>,
+    ) -> bool {
+        let n = self.def.triggers.len();
+        let all = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+        if self.triggers.is_compiled() {
+            return texts.any(|t| self.triggers.iter().any(|r| r.is_match(t)));
+        }
+        let whole = n > 64 || mask & all == all;
+        if !whole {
+            let kept = self
+                .trigger_subsets
+                .0
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if let Some((_, r)) = kept.iter().find(|(m, _)| *m == mask & all) {
+                return texts.any(|t| r.is_match(t));
+            }
+        }
+        let chosen = (0..n)
+            .filter(|&p| whole || mask & (1 << p) != 0)
+            .map(|p| self.def.triggers[p].as_str());
+        let Ok(hirs) = chosen.map(parse).collect::<Result<Vec<Hir>, _>>() else {
+            return true;
+        };
+        forward_matches_any(&Hir::alternation(hirs), texts).unwrap_or(true)
+    }
+
     pub fn trigger(&self, lower: &str) -> Option<std::ops::Range<usize>> {
         let lower = lower.as_bytes();
         let m = self.triggers.iter().find_map(|r| r.find(lower))?;
@@ -898,6 +938,39 @@ impl Rule {
         }
         Some(m.range())
     }
+}
+
+/// Whether `hir` matches one of `texts`, from a forward lazy DFA over an
+/// NFA without captures: a fraction of what building the full regex
+/// costs. `None` when it cannot say (too large, or the DFA gave up).
+fn forward_matches_any<'t>(hir: &Hir, texts: impl Iterator<Item = &'t [u8]>) -> Option<bool> {
+    use regex_automata::nfa::thompson;
+    use regex_automata::{Input, hybrid};
+    let nfa = thompson::Compiler::new()
+        .configure(
+            thompson::Config::new()
+                .utf8(false)
+                .shrink(false)
+                .which_captures(thompson::WhichCaptures::None)
+                .nfa_size_limit(Some(1 << 22)),
+        )
+        .build_from_hir(hir)
+        .ok()?;
+    let dfa = hybrid::dfa::Builder::new()
+        .configure(hybrid::dfa::Config::new().cache_capacity(2 * (1 << 20)))
+        .build_from_nfa(nfa)
+        .ok()?;
+    let mut cache = dfa.create_cache();
+    for text in texts {
+        if dfa
+            .try_search_fwd(&mut cache, &Input::new(text).earliest(true))
+            .ok()?
+            .is_some()
+        {
+            return Some(true);
+        }
+    }
+    Some(false)
 }
 
 /// The `distinct` patterns, kept apart: the check needs to know which one

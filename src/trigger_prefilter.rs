@@ -68,7 +68,14 @@ impl TriggerPrefilter {
     pub fn new(rules: &[Rule]) -> TriggerPrefilter {
         let mut literals: Vec<&[u8]> = Vec::new();
         let mut owners: Vec<Vec<Owner>> = Vec::new();
-        let mut index: std::collections::HashMap<&[u8], usize> = Default::default();
+        // Tens of thousands of short keys: a fast hash, sized once.
+        let needs_count = rules
+            .iter()
+            .filter_map(|r| r.trigger_needs.as_ref())
+            .map(|n| n.len())
+            .sum();
+        let mut index: rustc_hash::FxHashMap<&[u8], usize> =
+            rustc_hash::FxHashMap::with_capacity_and_hasher(needs_count, Default::default());
         let mut filtered = Vec::with_capacity(rules.len());
         let mut slots: Vec<Slot> = Vec::new();
         for (i, rule) in rules.iter().enumerate() {
@@ -317,7 +324,7 @@ mod tests {
             }
         }
         assert!(texts.len() > 200, "{}", texts.len());
-        let (mut matched, mut subsets) = (0, 0);
+        let (mut matched, mut subsets, mut gates) = (0, 0, 0);
         for text in texts {
             let spec = crate::spec::Spec::parse(None, text);
             let lines: Vec<&str> = spec.lines.iter().map(|l| l.design.as_str()).collect();
@@ -340,6 +347,19 @@ mod tests {
                         let Some(c) = cand.as_ref().filter(|c| c.lines.contains(&n)) else {
                             continue;
                         };
+                        // The check made before compiling agrees with
+                        // the compiled regex, line by line.
+                        let gate = Rule::compile_embedded(rule.def.clone()).unwrap();
+                        assert_eq!(
+                            gate.triggers_match_any(c.patterns, std::iter::once(line.as_bytes())),
+                            fresh
+                                .triggers_for(c.patterns)
+                                .iter()
+                                .any(|r| r.is_match(line.as_bytes())),
+                            "rule {}: {line:?}",
+                            rule.id()
+                        );
+                        gates += 1;
                         let some = fresh.triggers_for(c.patterns);
                         subsets += usize::from(matches!(some, crate::rule::Triggers::Subset(_)));
                         let want: Vec<_> = rule.triggers_in(line).collect();
@@ -351,6 +371,7 @@ mod tests {
         }
         assert!(matched > 500, "{matched}");
         assert!(subsets > 100, "{subsets}");
+        assert!(gates > 1000, "{gates}");
     }
 
     /// Words the rules look for, and ones that are near misses, so that

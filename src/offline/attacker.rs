@@ -116,12 +116,15 @@ pub fn trigger_hits(spec: &Spec, rule: &Rule) -> Vec<(usize, String)> {
 /// `TriggerPrefilter`); `None` reads every line with every pattern.
 fn design_hits(spec: &Spec, rule: &Rule, candidates: Option<&Candidates>) -> Vec<Hit> {
     match candidates {
-        Some(c) => design_hits_in(
-            spec,
-            rule,
-            &rule.triggers_for(c.patterns),
-            c.lines.iter().map(|&i| &spec.lines[i]),
-        ),
+        Some(c) => {
+            let lines = || c.lines.iter().map(|&i| &spec.lines[i]);
+            // Most candidates hold a pattern's words but no match: then
+            // nothing fires, and the full regex is never compiled.
+            if !rule.triggers_match_any(c.patterns, lines().map(|l| l.design.as_bytes())) {
+                return Vec::new();
+            }
+            design_hits_in(spec, rule, &rule.triggers_for(c.patterns), lines())
+        }
         None => design_hits_in(spec, rule, &rule.triggers, spec.lines.iter()),
     }
 }
