@@ -16,6 +16,14 @@
 //! most non-ASCII text with its ASCII compilation, on the text's word shape
 //! (see `word_shape`): one more reason to compile the Unicode form only
 //! when a sentence holds a character the shape cannot stand for.
+//!
+//! Any other pattern that reads a non-ASCII character only by whether it
+//! is a word character (`reads_non_ascii_by_word_class`, decided once from
+//! its syntax) answers every query on most non-ASCII text the same way, on
+//! the text's character shape (`char_shape`: one stand-in byte per
+//! character, positions mapped back). A spec with a dash, an arrow or an
+//! accented name then costs no Unicode compilation (three to ten times the
+//! ASCII one for the quantity patterns).
 
 use regex::Regex;
 use regex_automata::meta;
@@ -31,6 +39,9 @@ pub struct AsciiFirst {
     shaped: bool,
     ascii: OnceLock<meta::Regex>,
     unicode: OnceLock<Regex>,
+    /// `reads_non_ascii_by_word_class`, worked out on the first non-ASCII
+    /// text.
+    char_shaped: OnceLock<bool>,
 }
 
 impl AsciiFirst {
@@ -40,6 +51,7 @@ impl AsciiFirst {
             shaped: false,
             ascii: OnceLock::new(),
             unicode: OnceLock::new(),
+            char_shaped: OnceLock::new(),
         }
     }
 
@@ -56,6 +68,7 @@ impl AsciiFirst {
             shaped: true,
             ascii: OnceLock::new(),
             unicode: OnceLock::new(),
+            char_shaped: OnceLock::new(),
         }
     }
 
@@ -81,6 +94,22 @@ impl AsciiFirst {
             .get_or_init(|| Regex::new(self.pattern).expect("static pattern"))
     }
 
+    /// How the ASCII compilation reads `text`: as it is when it is ASCII,
+    /// through its character shape when the pattern and the text allow
+    /// it, or not at all (`None`: the Unicode compilation must).
+    fn ascii_view<'t>(&self, text: &'t str) -> Option<View<'t>> {
+        if text.is_ascii() {
+            return Some(View::Same(text));
+        }
+        if !*self
+            .char_shaped
+            .get_or_init(|| reads_non_ascii_by_word_class(self.pattern))
+        {
+            return None;
+        }
+        char_shape(text).map(View::Shape)
+    }
+
     pub fn is_match(&self, text: &str) -> bool {
         if text.is_ascii() {
             return self.ascii().is_match(text.as_bytes());
@@ -90,80 +119,198 @@ impl AsciiFirst {
         {
             return self.ascii().is_match(shape.as_bytes());
         }
-        self.unicode().is_match(text)
+        match self.ascii_view(text) {
+            Some(view) => self.ascii().is_match(view.bytes()),
+            None => self.unicode().is_match(text),
+        }
     }
 
     /// The first match's byte range.
     pub fn find(&self, text: &str) -> Option<Range<usize>> {
-        if text.is_ascii() {
-            self.ascii().find(text.as_bytes()).map(|m| m.range())
-        } else {
-            self.unicode().find(text).map(|m| m.range())
+        match self.ascii_view(text) {
+            Some(view) => self
+                .ascii()
+                .find(view.bytes())
+                .map(|m| view.original(m.range())),
+            None => self.unicode().find(text).map(|m| m.range()),
         }
     }
 
     /// The first match's groups, as `Regex::captures` gives them.
     pub fn captures<'t>(&self, text: &'t str) -> Option<Groups<'t>> {
-        if text.is_ascii() {
-            let re = self.ascii();
-            let mut caps = re.create_captures();
-            re.captures(text.as_bytes(), &mut caps);
-            caps.is_match().then(|| Groups::of_meta(text, &caps))
-        } else {
-            let c = self.unicode().captures(text)?;
-            Some(Groups::of_regex(text, &c))
+        match self.ascii_view(text) {
+            Some(view) => {
+                let re = self.ascii();
+                let mut caps = re.create_captures();
+                re.captures(view.bytes(), &mut caps);
+                caps.is_match().then(|| Groups::of_meta(text, &caps, &view))
+            }
+            None => {
+                let c = self.unicode().captures(text)?;
+                Some(Groups::of_regex(text, &c))
+            }
         }
     }
 
     /// Every successive non-overlapping match's groups, as
     /// `Regex::captures_iter` gives them.
     pub fn captures_iter<'t>(&self, text: &'t str) -> Vec<Groups<'t>> {
-        if text.is_ascii() {
-            self.ascii()
-                .captures_iter(text.as_bytes())
-                .map(|c| Groups::of_meta(text, &c))
-                .collect()
-        } else {
-            self.unicode()
+        match self.ascii_view(text) {
+            Some(view) => self
+                .ascii()
+                .captures_iter(view.bytes())
+                .map(|c| Groups::of_meta(text, &c, &view))
+                .collect(),
+            None => self
+                .unicode()
                 .captures_iter(text)
                 .map(|c| Groups::of_regex(text, &c))
-                .collect()
+                .collect(),
         }
     }
 
     /// The last of the successive non-overlapping matches' byte ranges.
     pub fn find_last(&self, text: &str) -> Option<Range<usize>> {
-        if text.is_ascii() {
-            self.ascii()
-                .find_iter(text.as_bytes())
+        match self.ascii_view(text) {
+            Some(view) => self
+                .ascii()
+                .find_iter(view.bytes())
                 .last()
-                .map(|m| m.range())
-        } else {
-            self.unicode().find_iter(text).last().map(|m| m.range())
+                .map(|m| view.original(m.range())),
+            None => self.unicode().find_iter(text).last().map(|m| m.range()),
         }
     }
 
     /// Every non-overlapping match replaced by `with`, as `Regex::replace_all`
     /// with a literal replacement.
     pub fn replace_all<'t>(&self, text: &'t str, with: &str) -> Cow<'t, str> {
-        if text.is_ascii() {
-            let mut matches = self.ascii().find_iter(text.as_bytes()).peekable();
-            if matches.peek().is_none() {
-                return Cow::Borrowed(text);
-            }
-            let mut out = String::with_capacity(text.len());
-            let mut last = 0;
-            for m in matches {
-                out.push_str(&text[last..m.start()]);
-                out.push_str(with);
-                last = m.end();
-            }
-            out.push_str(&text[last..]);
-            Cow::Owned(out)
-        } else {
-            self.unicode().replace_all(text, regex::NoExpand(with))
+        let Some(view) = self.ascii_view(text) else {
+            return self.unicode().replace_all(text, regex::NoExpand(with));
+        };
+        let mut matches = self.ascii().find_iter(view.bytes()).peekable();
+        if matches.peek().is_none() {
+            return Cow::Borrowed(text);
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut last = 0;
+        for m in matches {
+            let m = view.original(m.range());
+            out.push_str(&text[last..m.start]);
+            out.push_str(with);
+            last = m.end;
+        }
+        out.push_str(&text[last..]);
+        Cow::Owned(out)
+    }
+}
+
+/// What the ASCII compilation of a pattern reads: the text itself, or its
+/// character shape.
+enum View<'t> {
+    Same(&'t str),
+    Shape(CharShape),
+}
+
+impl View<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            View::Same(t) => t.as_bytes(),
+            View::Shape(s) => s.text.as_bytes(),
         }
     }
+
+    /// A range of `bytes()` as a range of the text.
+    fn original(&self, r: Range<usize>) -> Range<usize> {
+        match self {
+            View::Same(_) => r,
+            View::Shape(s) => s.starts[r.start]..s.starts[r.end],
+        }
+    }
+}
+
+/// A text with each non-ASCII character replaced by one ASCII byte, and
+/// where each byte of the result starts in the text.
+struct CharShape {
+    text: String,
+    /// Per byte of `text`, and one for its end: the byte offset in the
+    /// original text.
+    starts: Vec<usize>,
+}
+
+/// `text` with each non-ASCII character replaced by one byte, `_` for a
+/// word character and `\x01` for any other, or `None` when it holds a
+/// character whose stand-in could match differently (as `word_shape`: a
+/// space, a digit, or a letter related by case to an ASCII one). Unlike
+/// `ascii_word_shape`, a character is one byte, as the Unicode
+/// compilation reads it: a class matched once (`[^\w.,]`) or counted
+/// (`{1,40}`) takes one character either way.
+fn char_shape(text: &str) -> Option<CharShape> {
+    let mut shape = String::with_capacity(text.len());
+    let mut starts = Vec::with_capacity(text.len() + 1);
+    for (at, c) in text.char_indices() {
+        if c.is_ascii() {
+            shape.push(c);
+        } else if odd(c) {
+            return None;
+        } else if regex_syntax::is_word_character(c) {
+            shape.push('_');
+        } else {
+            shape.push('\x01');
+        }
+        starts.push(at);
+    }
+    starts.push(text.len());
+    Some(CharShape {
+        text: shape,
+        starts,
+    })
+}
+
+/// A non-ASCII character that a stand-in cannot replace: a space (`\s`),
+/// a digit (`\d`), or a letter related by case to an ASCII one (`(?i)k`
+/// matches the Kelvin sign).
+fn odd(c: char) -> bool {
+    !c.is_ascii()
+        && (c.is_whitespace()
+            || c.is_numeric()
+            || c.to_lowercase().any(|l| l.is_ascii())
+            || c.to_uppercase().any(|u| u.is_ascii()))
+}
+
+/// Whether a pattern reads each non-ASCII character `char_shape` replaces
+/// only by whether it is a word character, exactly as it reads that
+/// character's stand-in, so that its ASCII compilation finds on the shape
+/// what its Unicode compilation finds on the text. It must be ASCII text
+/// naming no code point or property (`\x`, `\u`, `\p`), so that a class
+/// holds either all or none of the word characters `char_shape` replaces,
+/// and either all or none of the others; its literals must not be `_` or
+/// `\x01`; and each class must hold `_` exactly when it holds the word
+/// characters, and `\x01` exactly when it holds the others (`[a-z_]` and
+/// `[ -~]` hold `_` but no accented letter: not shaped).
+fn reads_non_ascii_by_word_class(pattern: &str) -> bool {
+    use regex_syntax::hir::{Class, Hir, HirKind};
+    fn reads(h: &Hir) -> bool {
+        match h.kind() {
+            HirKind::Empty | HirKind::Look(_) => true,
+            HirKind::Literal(l) => l.0.iter().all(|&b| b.is_ascii() && b != b'_' && b != 1),
+            HirKind::Class(Class::Unicode(c)) => {
+                let holds = |ch: char| c.ranges().iter().any(|r| r.start() <= ch && ch <= r.end());
+                holds('_') == holds('\u{e9}') && holds('\x01') == holds('\u{2014}')
+            }
+            HirKind::Class(Class::Bytes(_)) => false,
+            HirKind::Repetition(r) => reads(&r.sub),
+            HirKind::Capture(c) => reads(&c.sub),
+            HirKind::Concat(hs) | HirKind::Alternation(hs) => hs.iter().all(reads),
+        }
+    }
+    let names_code_points = ["\\x", "\\u", "\\U", "\\p", "\\P"]
+        .iter()
+        .any(|e| pattern.contains(e));
+    pattern.is_ascii()
+        && !names_code_points
+        && regex_syntax::Parser::new()
+            .parse(pattern)
+            .is_ok_and(|h| reads(&h))
 }
 
 /// A match's groups (group 0 is the whole match), from either compilation.
@@ -181,9 +328,13 @@ pub struct Group<'t> {
 }
 
 impl<'t> Groups<'t> {
-    fn of_meta(text: &'t str, caps: &regex_automata::util::captures::Captures) -> Groups<'t> {
+    fn of_meta(
+        text: &'t str,
+        caps: &regex_automata::util::captures::Captures,
+        view: &View<'_>,
+    ) -> Groups<'t> {
         let spans = (0..caps.group_len())
-            .map(|i| caps.get_group(i).map(|s| s.range()))
+            .map(|i| caps.get_group(i).map(|s| view.original(s.range())))
             .collect();
         Groups { text, spans }
     }
@@ -269,13 +420,6 @@ pub fn ascii_word_shape(text: &str) -> Cow<'_, str> {
 /// match differently: a space (`\s`), a digit (`\d`), or a letter related
 /// by case to an ASCII one (`(?i)k` matches the Kelvin sign).
 fn word_shape(text: &str) -> Option<Cow<'_, str>> {
-    let odd = |c: char| {
-        !c.is_ascii()
-            && (c.is_whitespace()
-                || c.is_numeric()
-                || c.to_lowercase().any(|l| l.is_ascii())
-                || c.to_uppercase().any(|u| u.is_ascii()))
-    };
     if text.chars().any(odd) {
         return None;
     }
@@ -370,6 +514,19 @@ pub(crate) fn sample_texts() -> impl proptest::strategy::Strategy<Value = String
         "\n",
         "_",
         "\t",
+        "10",
+        "3,000",
+        "2.5",
+        " ms",
+        " s",
+        "per",
+        "second",
+        "k",
+        "as an ",
+        "i want",
+        "_at",
+        "→",
+        "×",
     ];
     proptest::collection::vec(proptest::sample::select(TOKENS), 0..14).prop_map(|t| t.concat())
 }
@@ -407,6 +564,84 @@ mod tests {
             let first = P.captures(&text).map(|g| g[0].to_string());
             proptest::prop_assert_eq!(first, unicode.captures(&text).map(|c| c[0].to_string()));
         }
+    }
+
+    /// Every query agrees with the Unicode compilation on ASCII and
+    /// non-ASCII text, for patterns read through the character shape
+    /// (a class matched once next to a non-ASCII character, counted
+    /// classes, digits, case folding) and for patterns that cannot be
+    /// (a class or literal holding `_`, a printable-ASCII range).
+    #[test]
+    fn every_query_agrees_with_the_unicode_compilation() {
+        static PATTERNS: [AsciiFirst; 7] = [
+            AsciiFirst::new(
+                r"(?i)(?:^|[^\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k|m)?\s+(?:[a-z-]+\s*){0,2}?(?:/|\bper\b)\s*(second|minute)\b",
+            ),
+            AsciiFirst::new(r"(?i)\b(\d+)\s*-?\s*(ms|seconds?|s)\b"),
+            AsciiFirst::new(r"[.;!?:,(]|\bbut\b|\band\b"),
+            AsciiFirst::new(r"(?i)^\W*(?:as an? )[\w -]{1,12},? i (?:want|need)\b"),
+            AsciiFirst::new(r"[a-z_]+"),
+            AsciiFirst::new(r"\w+_at\b"),
+            AsciiFirst::new(r"[ -~]{2,}"),
+        ];
+        let shaped: Vec<bool> = PATTERNS
+            .iter()
+            .map(|p| super::reads_non_ascii_by_word_class(p.pattern))
+            .collect();
+        assert_eq!(shaped, [true, true, true, true, false, false, false]);
+        let mut runner = proptest::test_runner::TestRunner::new(proptest::test_runner::Config {
+            cases: 600,
+            ..Default::default()
+        });
+        runner
+            .run(&super::sample_texts(), |text| {
+                for p in &PATTERNS {
+                    let u = p.unicode();
+                    let spans = |c: regex::Captures<'_>| -> Vec<Option<std::ops::Range<usize>>> {
+                        (0..c.len()).map(|i| c.get(i).map(|m| m.range())).collect()
+                    };
+                    let want: Vec<_> = u.captures_iter(&text).map(spans).collect();
+                    let n = u.captures_len();
+                    let have: Vec<Vec<_>> = p
+                        .captures_iter(&text)
+                        .iter()
+                        .map(|g| (0..n).map(|i| g.get(i).map(|g| g.range())).collect())
+                        .collect();
+                    proptest::prop_assert_eq!(&have, &want, "{} on {:?}", p.pattern, text);
+                    proptest::prop_assert_eq!(p.is_match(&text), u.is_match(&text));
+                    proptest::prop_assert_eq!(p.find(&text), u.find(&text).map(|m| m.range()));
+                    proptest::prop_assert_eq!(
+                        p.find_last(&text),
+                        u.find_iter(&text).last().map(|m| m.range())
+                    );
+                    proptest::prop_assert_eq!(
+                        p.replace_all(&text, "#"),
+                        u.replace_all(&text, regex::NoExpand("#"))
+                    );
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_dash_or_an_accent_costs_no_unicode_compilation() {
+        let p = AsciiFirst::new(r"(?i)(?:^|[^\w.,])(\d+)\s*(ms|s)\b");
+        let text = "Café — 10 ms→20 s, naïve";
+        let found: Vec<String> = p
+            .captures_iter(text)
+            .iter()
+            .map(|g| g[1].to_string())
+            .collect();
+        assert_eq!(found, ["10", "20"]);
+        assert_eq!(p.find(text), Some(9..15));
+        assert!(p.unicode.get().is_none(), "compiled with Unicode");
+        // A non-breaking space could be a `\s` the stand-in is not.
+        assert_eq!(p.find("x\u{a0}10\u{a0}ms"), Some(1..9));
+        assert!(p.unicode.get().is_some());
+        // `_` stands for an accented letter: a class naming `_` cannot be shaped.
+        let q = AsciiFirst::new(r"[a-z_]+");
+        assert_eq!(q.find("é_a"), Some(2..4));
     }
 
     #[test]
