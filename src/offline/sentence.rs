@@ -200,11 +200,12 @@ static PROS_LABEL: LazyLock<Regex> = LazyLock::new(|| {
 /// A list item's first line: `- x`, `* x`, `+ x`, `1. x`.
 pub(crate) fn is_list_item(text: &str) -> bool {
     let t = text.trim_start();
+    // An ordered item: digits, then ". " (reading only the line's start).
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
     t.starts_with("- ")
         || t.starts_with("* ")
         || t.starts_with("+ ")
-        || t.split_once(". ")
-            .is_some_and(|(d, _)| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        || (digits > 0 && t[digits..].starts_with(". "))
 }
 
 /// Line `n` is an option's drawback: it carries a "Cons:" label, or it is a
@@ -481,6 +482,25 @@ pub fn without_denials(text: &str, range: std::ops::Range<usize>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn list_items_start_with_a_marker_or_digits_and_a_full_stop() {
+        for item in ["- x", "* x", "+ x", "12. x", "  3. x", "1. "] {
+            assert!(is_list_item(item), "{item:?}");
+        }
+        let long = format!("Section {} 2. x", "word ".repeat(50));
+        for not in [
+            "v1. x",
+            "1.5 x",
+            ". x",
+            "12.x",
+            "x. 1. y",
+            "-x",
+            long.as_str(),
+        ] {
+            assert!(!is_list_item(not), "{not:?}");
+        }
+    }
 
     /// How word `w` on line `n` of `spec` reads.
     fn reading_at(spec: &Spec, n: usize, w: &str) -> Option<Reading> {
