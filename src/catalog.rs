@@ -75,9 +75,24 @@ pub const EMBEDDED_PROTOCOLS: &[(&str, &str)] = &[
 pub struct Catalog {
     pub personas: BTreeMap<String, Persona>,
     pub protocols: BTreeMap<String, Protocol>,
+    /// One trigger prefilter over every adversary's rules, built on first
+    /// use (see `adversary_prefilter`).
+    adversary_prefilter: std::sync::OnceLock<crate::trigger_prefilter::SharedPrefilter>,
 }
 
 impl Catalog {
+    /// The trigger prefilter of every adversary persona at once: one scan
+    /// of a spec gives each rule its candidate lines. A persona added or
+    /// changed after it was built is not served by it (its own
+    /// `Persona::prefilter` is).
+    pub fn adversary_prefilter(&self) -> &crate::trigger_prefilter::SharedPrefilter {
+        self.adversary_prefilter.get_or_init(|| {
+            crate::trigger_prefilter::SharedPrefilter::new(
+                self.personas.values().filter(|p| !p.is_final_boss),
+            )
+        })
+    }
+
     /// The built-in catalog only.
     pub fn builtin() -> Result<Catalog, DataError> {
         Catalog::load(None, None)

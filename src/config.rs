@@ -40,8 +40,16 @@ impl Config {
             report: false,
         }
         .paths()?;
+        let catalog = Arc::new(catalog);
+        // The adversaries' trigger prefilter takes a core for a few
+        // milliseconds: built now, it is ready by the time the attack
+        // starts (the attack waits for it otherwise).
+        let early = catalog.clone();
+        rayon::spawn(move || {
+            early.adversary_prefilter();
+        });
         Ok(Config {
-            catalog: Arc::new(catalog),
+            catalog,
             options: RunOptions {
                 adversaries,
                 batch_size: args.batch_size as usize,

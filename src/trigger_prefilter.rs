@@ -16,12 +16,17 @@
 //! many literals end as the pack has, a bound that does not grow with the
 //! input.
 
+use crate::persona::Persona;
 use crate::rule::{Rule, is_word_byte};
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use std::ops::Range;
 
 #[derive(Debug, Clone)]
 pub struct TriggerPrefilter {
-    ac: Option<AhoCorasick>,
+    /// The automata over the literals, with each one's patterns' indices
+    /// in `owners`: a large set is split by first byte (no prefix is shared
+    /// across parts) and the parts built in parallel. Empty: no filter.
+    acs: Vec<(AhoCorasick, Vec<u32>)>,
     /// Per automaton pattern: the rules' pattern parts it meets.
     owners: Vec<Vec<Owner>>,
     /// Per rule: whether its lines are filtered at all.
@@ -65,20 +70,21 @@ struct Owner {
 }
 
 impl TriggerPrefilter {
-    pub fn new(rules: &[Rule]) -> TriggerPrefilter {
+    pub fn new<'r>(rules: impl IntoIterator<Item = &'r Rule> + Clone) -> TriggerPrefilter {
         let mut literals: Vec<&[u8]> = Vec::new();
         let mut owners: Vec<Vec<Owner>> = Vec::new();
         // Tens of thousands of short keys: a fast hash, sized once.
         let needs_count = rules
-            .iter()
+            .clone()
+            .into_iter()
             .filter_map(|r| r.trigger_needs.as_ref())
             .map(|n| n.len())
             .sum();
         let mut index: rustc_hash::FxHashMap<&[u8], usize> =
             rustc_hash::FxHashMap::with_capacity_and_hasher(needs_count, Default::default());
-        let mut filtered = Vec::with_capacity(rules.len());
+        let mut filtered = Vec::new();
         let mut slots: Vec<Slot> = Vec::new();
-        for (i, rule) in rules.iter().enumerate() {
+        for (i, rule) in rules.clone().into_iter().enumerate() {
             let (needs, rule_index) = match (&rule.trigger_needs, rule.def.check, u32::try_from(i))
             {
                 (Some(n), None, Ok(i)) if !n.is_empty() => (n, i),
@@ -120,37 +126,50 @@ impl TriggerPrefilter {
             let every_pattern_needs = slots[base as usize..].iter().all(|s| s.groups != 0);
             filtered.push(every_pattern_needs);
         }
-        let ac = if literals.is_empty() {
-            None
-        } else {
-            // Standard semantics: the only ones that report overlapping
-            // matches. A build error (never for plain literals) leaves every
-            // rule unfiltered rather than skipping lines.
-            // A noncontiguous NFA: a DFA over thousands of states costs
-            // more to build than one spec's scan saves, and the contiguous
-            // form's faster scan did not pay for building it either (on a
-            // three-line spec or on the largest KEP).
-            AhoCorasick::builder()
-                .kind(Some(AhoCorasickKind::NoncontiguousNFA))
-                .prefilter(false)
-                .match_kind(MatchKind::Standard)
-                .build(&literals)
-                .ok()
-        };
-        if ac.is_none() {
+        let acs = build_automata(&literals);
+        if acs.is_empty() {
             filtered.iter_mut().for_each(|f| *f = false);
         }
         TriggerPrefilter {
-            ac,
+            acs,
             owners,
             filtered,
             slots,
-            ids: rules.iter().map(|r| r.id().to_string()).collect(),
+            ids: rules.into_iter().map(|r| r.id().to_string()).collect(),
         }
     }
 
     pub fn is_for(&self, rules: &[Rule]) -> bool {
         self.ids.len() == rules.len() && self.ids.iter().zip(rules).all(|(id, r)| id == r.id())
+    }
+
+    /// `candidates` over `texts`, read in parallel chunks on a large spec
+    /// and joined in order: the same answer as one pass.
+    pub fn candidates_par(&self, texts: &[&str]) -> Vec<Option<Candidates>> {
+        use rayon::prelude::*;
+        let bytes: usize = texts.iter().map(|t| t.len()).sum();
+        let chunks = (bytes / PARALLEL_CHUNK_BYTES).clamp(1, 4 * rayon::current_num_threads());
+        if chunks == 1 {
+            return self.candidates(texts.iter().copied());
+        }
+        let size = texts.len().div_ceil(chunks).max(1);
+        let parts: Vec<Vec<Option<Candidates>>> = texts
+            .par_chunks(size)
+            .map(|c| self.candidates(c.iter().copied()))
+            .collect();
+        let mut parts = parts.into_iter().enumerate();
+        let Some((_, mut out)) = parts.next() else {
+            return self.candidates(std::iter::empty());
+        };
+        for (k, part) in parts {
+            for (all, found) in out.iter_mut().zip(part) {
+                if let (Some(all), Some(found)) = (all, found) {
+                    all.patterns |= found.patterns;
+                    all.lines.extend(found.lines.iter().map(|n| n + k * size));
+                }
+            }
+        }
+        out
     }
 
     /// Per rule, in the rules' order: the texts (indices) that may hold a
@@ -165,18 +184,21 @@ impl TriggerPrefilter {
             .iter()
             .map(|&f| f.then(Candidates::default))
             .collect();
-        let Some(ac) = &self.ac else {
+        if self.acs.is_empty() {
             return out;
-        };
+        }
         // Per slot, the groups one line meets, and the slots it touched.
         let mut met: Vec<u64> = vec![0; self.slots.len()];
         let mut touched: Vec<u32> = Vec::new();
         for (n, text) in texts.into_iter().enumerate() {
             let bytes = text.as_bytes();
-            for m in ac.find_overlapping_iter(bytes) {
-                let s = m.start();
+            let found = self.acs.iter().flat_map(|(ac, ids)| {
+                ac.find_overlapping_iter(bytes)
+                    .map(move |m| (m.start(), ids[m.pattern().as_usize()]))
+            });
+            for (s, literal) in found {
                 let at_word_start = s == 0 || !is_word_byte(bytes[s - 1]);
-                for o in &self.owners[m.pattern().as_usize()] {
+                for o in &self.owners[literal as usize] {
                     if o.word_start && !at_word_start {
                         continue;
                     }
@@ -207,6 +229,104 @@ impl TriggerPrefilter {
             }
         }
         out
+    }
+}
+
+/// Above this many literals the automaton is built in parts, in parallel.
+const PARALLEL_LITERALS: usize = 2048;
+
+/// The automata over `literals` (see `TriggerPrefilter::acs`); empty when
+/// there is none or one fails to build (never for plain literals), which
+/// leaves every rule unfiltered rather than skipping lines.
+fn build_automata(literals: &[&[u8]]) -> Vec<(AhoCorasick, Vec<u32>)> {
+    use rayon::prelude::*;
+    if literals.is_empty() {
+        return Vec::new();
+    }
+    let parts = if literals.len() >= PARALLEL_LITERALS {
+        rayon::current_num_threads().clamp(1, 4)
+    } else {
+        1
+    };
+    let mut ids: Vec<Vec<u32>> = vec![Vec::new(); parts];
+    for (i, l) in literals.iter().enumerate() {
+        let part = l.first().map_or(0, |&b| usize::from(b) % parts);
+        ids[part].push(i as u32);
+    }
+    let built: Option<Vec<(AhoCorasick, Vec<u32>)>> = ids
+        .into_par_iter()
+        .filter(|ids| !ids.is_empty())
+        .map(|ids| {
+            // Standard semantics: the only ones that report overlapping
+            // matches. A noncontiguous NFA: a DFA over thousands of states
+            // costs more to build than one spec's scan saves, and the
+            // contiguous form's faster scan did not pay for building it
+            // either (on a three-line spec or on the largest KEP).
+            let ac = AhoCorasick::builder()
+                .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+                .prefilter(false)
+                .match_kind(MatchKind::Standard)
+                .build(ids.iter().map(|&i| literals[i as usize]))
+                .ok()?;
+            Some((ac, ids))
+        })
+        .collect();
+    built.unwrap_or_default()
+}
+
+/// Below this much text a spec is scanned in one pass: a chunk must be
+/// worth a thread.
+const PARALLEL_CHUNK_BYTES: usize = 256 * 1024;
+
+/// One prefilter over the rules of several personas, one after the other:
+/// one scan of a spec serves every adversary (the literals they share are
+/// found once, and the automaton is read once per byte instead of once per
+/// persona).
+#[derive(Debug, Clone)]
+pub struct SharedPrefilter {
+    prefilter: TriggerPrefilter,
+    /// Each persona's name and the range of its rules.
+    personas: Vec<(String, Range<usize>)>,
+}
+
+impl SharedPrefilter {
+    pub fn new<'p>(personas: impl IntoIterator<Item = &'p Persona>) -> SharedPrefilter {
+        let personas: Vec<&Persona> = personas.into_iter().collect();
+        let mut ranges = Vec::with_capacity(personas.len());
+        let mut at = 0;
+        for p in &personas {
+            ranges.push((p.name.clone(), at..at + p.rules.len()));
+            at += p.rules.len();
+        }
+        SharedPrefilter {
+            prefilter: TriggerPrefilter::new(personas.iter().flat_map(|p| &p.rules)),
+            personas: ranges,
+        }
+    }
+
+    /// For each of `personas`, its rules' candidates among `texts` (see
+    /// `TriggerPrefilter::candidates`), or `None` for a persona this was
+    /// not built for, or whose rules changed since.
+    pub fn candidates(
+        &self,
+        texts: &[&str],
+        personas: &[&Persona],
+    ) -> Vec<Option<Vec<Option<Candidates>>>> {
+        let range = |p: &Persona| {
+            let (_, r) = self.personas.iter().find(|(name, _)| *name == p.name)?;
+            let ids = &self.prefilter.ids[r.clone()];
+            (ids.len() == p.rules.len() && ids.iter().zip(&p.rules).all(|(id, r)| id == r.id()))
+                .then(|| r.clone())
+        };
+        let ranges: Vec<Option<Range<usize>>> = personas.iter().map(|p| range(p)).collect();
+        if ranges.iter().all(Option::is_none) {
+            return vec![None; personas.len()];
+        }
+        let all = self.prefilter.candidates_par(texts);
+        ranges
+            .into_iter()
+            .map(|r| r.map(|r| all[r].to_vec()))
+            .collect()
     }
 }
 
@@ -372,6 +492,54 @@ mod tests {
         assert!(matched > 500, "{matched}");
         assert!(subsets > 100, "{subsets}");
         assert!(gates > 1000, "{gates}");
+    }
+
+    /// One scan for every adversary, read in parallel chunks on a large
+    /// spec, gives each persona exactly what its own prefilter gives in
+    /// one pass; a persona whose rules changed since is not served.
+    #[test]
+    fn the_shared_prefilter_gives_each_persona_its_own_candidates() {
+        let cat = Catalog::builtin().unwrap();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut text = String::new();
+        for dir in ["tests/rules", "examples"] {
+            let mut paths: Vec<_> = std::fs::read_dir(root.join(dir))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "md"))
+                .collect();
+            paths.sort();
+            for path in paths {
+                text.push_str(&std::fs::read_to_string(path).unwrap());
+                text.push('\n');
+            }
+        }
+        // Large enough to be read in chunks.
+        let text = text.repeat(3 * PARALLEL_CHUNK_BYTES / text.len() + 1);
+        assert!(text.len() > 3 * PARALLEL_CHUNK_BYTES, "{}", text.len());
+        let spec = crate::spec::Spec::parse(None, text);
+        let texts = crate::offline::attacker::prefilter_texts(&spec);
+        let personas: Vec<&Persona> = cat.personas.values().filter(|p| !p.is_final_boss).collect();
+        assert_eq!(personas.len(), 5);
+        let shared = cat.adversary_prefilter().candidates(&texts, &personas);
+        let chunk = texts.len() / 2;
+        let mut late = 0;
+        for (p, got) in personas.iter().zip(shared) {
+            let own = TriggerPrefilter::new(&p.rules).candidates(texts.iter().copied());
+            late += own
+                .iter()
+                .flatten()
+                .filter(|c| c.lines.iter().any(|&n| n > chunk))
+                .count();
+            assert_eq!(got.as_ref(), Some(&own), "{}", p.name);
+        }
+        assert!(late > 100, "{late}");
+        let mut changed = personas[0].clone();
+        changed.rules.pop();
+        assert_eq!(
+            cat.adversary_prefilter().candidates(&texts, &[&changed]),
+            [None]
+        );
     }
 
     /// Words the rules look for, and ones that are near misses, so that

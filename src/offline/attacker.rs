@@ -58,25 +58,46 @@ fn states_design(spec: &Spec, line: &crate::spec::Line) -> bool {
 /// the spec. Real specs give a handful.
 const MAX_FINDINGS: usize = 64;
 
-/// Every concern one persona raises on the spec.
-pub fn attack(spec: &Spec, persona: &Persona) -> Vec<RawConcern> {
-    use rayon::prelude::*;
-    // Rules in parallel (rayon keeps their order): one persona's rules
-    // dominate a huge spec, and personas alone leave cores idle.
-    // One pass of the persona's trigger prefilter tells each rule the lines
-    // it could fire on; the rule's regexes then only read those.
-    let candidates = match persona.prefilter() {
-        // Lines outside the design's sections (background, alternatives,
-        // test plans...) never fire a trigger (`design_hits_in`): they are
-        // read as empty.
-        Some(p) => p.candidates(spec.lines.iter().map(|l| {
+/// What the trigger prefilter reads of each line: its design text, or
+/// nothing outside the design's sections (background, alternatives, test
+/// plans...), where no trigger fires (`design_hits_in`).
+pub fn prefilter_texts(spec: &Spec) -> Vec<&str> {
+    spec.lines
+        .iter()
+        .map(|l| {
             if states_design(spec, l) && l.kind != LineKind::Blank {
                 l.design.as_str()
             } else {
                 ""
             }
-        })),
-        None => vec![None; persona.rules.len()],
+        })
+        .collect()
+}
+
+/// Every concern one persona raises on the spec.
+pub fn attack(spec: &Spec, persona: &Persona) -> Vec<RawConcern> {
+    attack_with(spec, persona, None)
+}
+
+/// `attack`, given the candidates of the persona's rules when a prefilter
+/// shared with other personas has found them already (see
+/// `Catalog::adversary_prefilter`); `None` scans with the persona's own.
+pub fn attack_with(
+    spec: &Spec,
+    persona: &Persona,
+    candidates: Option<Vec<Option<Candidates>>>,
+) -> Vec<RawConcern> {
+    use rayon::prelude::*;
+    // Rules in parallel (rayon keeps their order): one persona's rules
+    // dominate a huge spec, and personas alone leave cores idle.
+    // One pass of the trigger prefilter tells each rule the lines it could
+    // fire on; the rule's regexes then only read those.
+    let candidates = match candidates {
+        Some(c) if c.len() == persona.rules.len() => c,
+        _ => match persona.prefilter() {
+            Some(p) => p.candidates_par(&prefilter_texts(spec)),
+            None => vec![None; persona.rules.len()],
+        },
     };
     persona
         .rules

@@ -34,7 +34,7 @@ fn spans(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
 const STEM_CACHE_CAP: usize = 200_000;
 
 thread_local! {
-    static STEMS: std::cell::RefCell<std::collections::HashMap<Box<str>, Box<str>>> =
+    static STEMS: std::cell::RefCell<rustc_hash::FxHashMap<Box<str>, Box<str>>> =
         Default::default();
 }
 

@@ -55,9 +55,18 @@ impl Attacker for OfflineAttacker {
         spec: &'a Spec,
         personas: &'a [&'a Persona],
     ) -> BoxFuture<'a, Vec<RoleResult<Vec<RawConcern>>>> {
+        // One scan of the spec finds every adversary's candidate lines.
+        let found = self
+            .catalog
+            .adversary_prefilter()
+            .candidates(&attacker::prefilter_texts(spec), personas);
         let out: Vec<_> = personas
             .par_iter()
-            .map(|p| RoleResult::ok(dedupe::one_per_gap(attacker::attack(spec, p)), usage()))
+            .zip(found)
+            .map(|(p, c)| {
+                let raised = attacker::attack_with(spec, p, c);
+                RoleResult::ok(dedupe::one_per_gap(raised), usage())
+            })
             .collect();
         futures::future::ready(out).boxed()
     }
