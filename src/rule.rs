@@ -429,6 +429,9 @@ pub struct Rule {
     pub trigger_needs: Option<std::borrow::Cow<'static, [Need]>>,
     /// Regexes of some of the trigger patterns (see `triggers_for`).
     trigger_subsets: SubsetCache,
+    /// The forward-only automata `triggers_match_any` built, by mask: a
+    /// batch review meets the same candidates again on other specs.
+    trigger_gates: GateCache,
 }
 
 /// The trigger regexes compiled for subsets of a rule's patterns, by mask.
@@ -444,6 +447,25 @@ impl Clone for SubsetCache {
 
 /// Subsets kept per rule; a rule asked for more uses its whole list.
 const SUBSETS_KEPT: usize = 16;
+
+/// The forward-only automata of some of a rule's trigger patterns, by mask
+/// (all bits: the whole list). A clone starts empty.
+#[derive(Debug, Default)]
+struct GateCache(std::sync::Mutex<Vec<(u64, std::sync::Arc<Gate>)>>);
+
+/// A forward-only automaton (see `forward_dfa`) with the states it has
+/// worked out so far, kept for the next spec of a batch.
+#[derive(Debug)]
+struct Gate {
+    dfa: regex_automata::hybrid::dfa::DFA,
+    cache: std::sync::Mutex<regex_automata::hybrid::dfa::Cache>,
+}
+
+impl Clone for GateCache {
+    fn clone(&self) -> GateCache {
+        GateCache::default()
+    }
+}
 
 /// The trigger regexes to read lines with (see `Rule::triggers_for`).
 pub enum Triggers<'r> {
@@ -769,6 +791,7 @@ impl Rule {
         Ok(Rule {
             trigger_needs,
             trigger_subsets: SubsetCache::default(),
+            trigger_gates: GateCache::default(),
             // Compiled on first use: with the prefilter, most rules never
             // read a line on a given spec.
             triggers,
@@ -804,6 +827,7 @@ impl Rule {
         Ok(Rule {
             trigger_needs,
             trigger_subsets: SubsetCache::default(),
+            trigger_gates: GateCache::default(),
             triggers,
             exclude: LazyPatterns::unparsed(&def.exclude),
             safeguards: LazyPatterns::unparsed(&def.safeguards),
@@ -921,13 +945,45 @@ impl Rule {
                 return texts.any(|t| r.is_match(t));
             }
         }
-        let chosen = (0..n)
-            .filter(|&p| whole || mask & (1 << p) != 0)
-            .map(|p| self.def.triggers[p].as_str());
-        let Ok(hirs) = chosen.map(parse).collect::<Result<Vec<Hir>, _>>() else {
-            return true;
+        let key = if whole { u64::MAX } else { mask & all };
+        let mut gates = self
+            .trigger_gates
+            .0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let gate = match gates.iter().find(|(m, _)| *m == key) {
+            Some((_, gate)) => gate.clone(),
+            None => {
+                let chosen = (0..n)
+                    .filter(|&p| whole || mask & (1 << p) != 0)
+                    .map(|p| self.def.triggers[p].as_str());
+                let Ok(hirs) = chosen.map(parse).collect::<Result<Vec<Hir>, _>>() else {
+                    return true;
+                };
+                let Some(dfa) = forward_dfa(&Hir::alternation(hirs)) else {
+                    return true;
+                };
+                let cache = std::sync::Mutex::new(dfa.create_cache());
+                let gate = std::sync::Arc::new(Gate { dfa, cache });
+                if gates.len() < SUBSETS_KEPT {
+                    gates.push((key, gate.clone()));
+                }
+                gate
+            }
         };
-        forward_matches_any(&Hir::alternation(hirs), texts).unwrap_or(true)
+        drop(gates);
+        // Another spec of a batch may be using the kept states: then a
+        // fresh set.
+        let mut fresh;
+        let mut kept = gate.cache.try_lock();
+        let cache = match kept.as_deref_mut() {
+            Ok(c) => c,
+            Err(_) => {
+                fresh = gate.dfa.create_cache();
+                &mut fresh
+            }
+        };
+        forward_matches_any(&gate.dfa, cache, texts).unwrap_or(true)
     }
 
     pub fn trigger(&self, lower: &str) -> Option<std::ops::Range<usize>> {
@@ -940,12 +996,11 @@ impl Rule {
     }
 }
 
-/// Whether `hir` matches one of `texts`, from a forward lazy DFA over an
-/// NFA without captures: a fraction of what building the full regex
-/// costs. `None` when it cannot say (too large, or the DFA gave up).
-fn forward_matches_any<'t>(hir: &Hir, texts: impl Iterator<Item = &'t [u8]>) -> Option<bool> {
+/// A forward lazy DFA for `hir` over an NFA without captures: a fraction
+/// of what building the full regex costs. `None` when it is too large.
+fn forward_dfa(hir: &Hir) -> Option<regex_automata::hybrid::dfa::DFA> {
+    use regex_automata::hybrid;
     use regex_automata::nfa::thompson;
-    use regex_automata::{Input, hybrid};
     let nfa = thompson::Compiler::new()
         .configure(
             thompson::Config::new()
@@ -956,14 +1011,23 @@ fn forward_matches_any<'t>(hir: &Hir, texts: impl Iterator<Item = &'t [u8]>) -> 
         )
         .build_from_hir(hir)
         .ok()?;
-    let dfa = hybrid::dfa::Builder::new()
+    hybrid::dfa::Builder::new()
         .configure(hybrid::dfa::Config::new().cache_capacity(2 * (1 << 20)))
         .build_from_nfa(nfa)
-        .ok()?;
-    let mut cache = dfa.create_cache();
+        .ok()
+}
+
+/// Whether `dfa` (see `forward_dfa`) matches one of `texts`; `None` when
+/// it gave up.
+fn forward_matches_any<'t>(
+    dfa: &regex_automata::hybrid::dfa::DFA,
+    cache: &mut regex_automata::hybrid::dfa::Cache,
+    texts: impl Iterator<Item = &'t [u8]>,
+) -> Option<bool> {
+    use regex_automata::Input;
     for text in texts {
         if dfa
-            .try_search_fwd(&mut cache, &Input::new(text).earliest(true))
+            .try_search_fwd(cache, &Input::new(text).earliest(true))
             .ok()?
             .is_some()
         {

@@ -455,6 +455,9 @@ mod tests {
                     // A copy with nothing compiled yet, so that it compiles
                     // the subset rather than reuse the whole list.
                     let fresh = Rule::compile_embedded(rule.def.clone()).unwrap();
+                    // One copy for every line: its forward-only automata
+                    // and their states are kept from line to line.
+                    let gate = Rule::compile_embedded(rule.def.clone()).unwrap();
                     for (n, line) in lines.iter().enumerate() {
                         let hit = rule.triggers.iter().any(|r| r.is_match(line.as_bytes()));
                         let candidate = cand.as_ref().is_none_or(|c| c.lines.contains(&n));
@@ -469,7 +472,6 @@ mod tests {
                         };
                         // The check made before compiling agrees with
                         // the compiled regex, line by line.
-                        let gate = Rule::compile_embedded(rule.def.clone()).unwrap();
                         assert_eq!(
                             gate.triggers_match_any(c.patterns, std::iter::once(line.as_bytes())),
                             fresh
