@@ -239,12 +239,11 @@ const PARALLEL_LITERALS: usize = 2048;
 /// there is none or one fails to build (never for plain literals), which
 /// leaves every rule unfiltered rather than skipping lines.
 fn build_automata(literals: &[&[u8]]) -> Vec<(AhoCorasick, Vec<u32>)> {
-    use rayon::prelude::*;
     if literals.is_empty() {
         return Vec::new();
     }
     let parts = if literals.len() >= PARALLEL_LITERALS {
-        rayon::current_num_threads().clamp(1, 4)
+        std::thread::available_parallelism().map_or(1, |n| n.get().clamp(1, 4))
     } else {
         1
     };
@@ -253,24 +252,37 @@ fn build_automata(literals: &[&[u8]]) -> Vec<(AhoCorasick, Vec<u32>)> {
         let part = l.first().map_or(0, |&b| usize::from(b) % parts);
         ids[part].push(i as u32);
     }
-    let built: Option<Vec<(AhoCorasick, Vec<u32>)>> = ids
-        .into_par_iter()
-        .filter(|ids| !ids.is_empty())
-        .map(|ids| {
-            // Standard semantics: the only ones that report overlapping
-            // matches. A noncontiguous NFA: a DFA over thousands of states
-            // costs more to build than one spec's scan saves, and the
-            // contiguous form's faster scan did not pay for building it
-            // either (on a three-line spec or on the largest KEP).
-            let ac = AhoCorasick::builder()
-                .kind(Some(AhoCorasickKind::NoncontiguousNFA))
-                .prefilter(false)
-                .match_kind(MatchKind::Standard)
-                .build(ids.iter().map(|&i| literals[i as usize]))
-                .ok()?;
-            Some((ac, ids))
-        })
-        .collect();
+    ids.retain(|ids| !ids.is_empty());
+    let build = |ids: Vec<u32>| -> Option<(AhoCorasick, Vec<u32>)> {
+        // Standard semantics: the only ones that report overlapping
+        // matches. A noncontiguous NFA: a DFA over thousands of states
+        // costs more to build than one spec's scan saves, and the
+        // contiguous form's faster scan did not pay for building it
+        // either (on a three-line spec or on the largest KEP).
+        let ac = AhoCorasick::builder()
+            .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+            .prefilter(false)
+            .match_kind(MatchKind::Standard)
+            .build(ids.iter().map(|&i| literals[i as usize]))
+            .ok()?;
+        Some((ac, ids))
+    };
+    // Plain scoped threads, not the rayon pool: this runs inside a
+    // `OnceLock` initialiser, and a rayon worker waiting there could steal
+    // a task that asks the same `OnceLock` (another spec of a batch
+    // review), which would deadlock.
+    let mut parts = ids.into_iter();
+    let Some(first) = parts.next() else {
+        return Vec::new();
+    };
+    let built: Option<Vec<(AhoCorasick, Vec<u32>)>> = std::thread::scope(|scope| {
+        let others: Vec<_> = parts.map(|ids| scope.spawn(move || build(ids))).collect();
+        let mut all = vec![build(first)?];
+        for h in others {
+            all.push(h.join().ok()??);
+        }
+        Some(all)
+    });
     built.unwrap_or_default()
 }
 
