@@ -882,12 +882,12 @@ impl Rule {
     /// patterns. The whole list when `mask` holds all of them, when it is
     /// already compiled, or when the rule has more than 64 patterns.
     pub fn triggers_for(&self, mask: u64) -> Triggers<'_> {
-        let n = self.def.triggers.len();
-        let all = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
-        if n > 64 || mask & all == all || self.triggers.is_compiled() {
+        let Some(mask) = self
+            .subset_mask(mask)
+            .filter(|_| !self.triggers.is_compiled())
+        else {
             return Triggers::All(&self.triggers);
-        }
-        let mask = mask & all;
+        };
         let mut kept = self
             .trigger_subsets
             .0
@@ -901,10 +901,7 @@ impl Rule {
         }
         // Syntax was checked at load (or by a unit test for the embedded
         // packs); only the size limit could fail, then the whole list.
-        let chosen = (0..n)
-            .filter(|p| mask & (1 << p) != 0)
-            .map(|p| self.def.triggers[p].as_str());
-        match build_list(chosen) {
+        match build_list(self.chosen_triggers(Some(mask))) {
             Some(r) => {
                 let r = std::sync::Arc::new(r);
                 kept.push((mask, r.clone()));
@@ -912,6 +909,25 @@ impl Rule {
             }
             None => Triggers::All(&self.triggers),
         }
+    }
+
+    /// `mask` (bit `p`: trigger pattern `p`) limited to the rule's
+    /// patterns, or `None` when it holds all of them or the rule has more
+    /// than 64 (then the whole list is read).
+    fn subset_mask(&self, mask: u64) -> Option<u64> {
+        let n = self.def.triggers.len();
+        let all = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+        (n <= 64 && mask & all != all).then_some(mask & all)
+    }
+
+    /// The trigger patterns of a `subset_mask` (`None`: all of them).
+    fn chosen_triggers(&self, subset: Option<u64>) -> impl Iterator<Item = &str> {
+        self.def
+            .triggers
+            .iter()
+            .enumerate()
+            .filter(move |(p, _)| subset.is_none_or(|m| m & (1 << p) != 0))
+            .map(|(_, t)| t.as_str())
     }
 
     /// Whether a trigger pattern in `mask` (as `triggers_for` reads it)
@@ -929,23 +945,21 @@ impl Rule {
         mask: u64,
         mut texts: impl Iterator<Item = &'t [u8]>,
     ) -> bool {
-        let n = self.def.triggers.len();
-        let all = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
         if self.triggers.is_compiled() {
             return texts.any(|t| self.triggers.iter().any(|r| r.is_match(t)));
         }
-        let whole = n > 64 || mask & all == all;
-        if !whole {
+        let subset = self.subset_mask(mask);
+        if let Some(mask) = subset {
             let kept = self
                 .trigger_subsets
                 .0
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
-            if let Some((_, r)) = kept.iter().find(|(m, _)| *m == mask & all) {
+            if let Some((_, r)) = kept.iter().find(|(m, _)| *m == mask) {
                 return texts.any(|t| r.is_match(t));
             }
         }
-        let key = if whole { u64::MAX } else { mask & all };
+        let key = subset.unwrap_or(u64::MAX);
         let mut gates = self
             .trigger_gates
             .0
@@ -954,9 +968,7 @@ impl Rule {
         let gate = match gates.iter().find(|(m, _)| *m == key) {
             Some((_, gate)) => gate.clone(),
             None => {
-                let chosen = (0..n)
-                    .filter(|&p| whole || mask & (1 << p) != 0)
-                    .map(|p| self.def.triggers[p].as_str());
+                let chosen = self.chosen_triggers(subset);
                 let Ok(hirs) = chosen.map(parse).collect::<Result<Vec<Hir>, _>>() else {
                     return true;
                 };

@@ -140,7 +140,7 @@ impl TriggerPrefilter {
     }
 
     pub fn is_for(&self, rules: &[Rule]) -> bool {
-        self.ids.len() == rules.len() && self.ids.iter().zip(rules).all(|(id, r)| id == r.id())
+        same_ids(&self.ids, rules)
     }
 
     /// `candidates` over `texts`, read in parallel chunks on a large spec
@@ -230,6 +230,12 @@ impl TriggerPrefilter {
         }
         out
     }
+}
+
+/// Whether `ids` are the ids of `rules`, in order: a prefilter built for
+/// them serves them.
+fn same_ids(ids: &[String], rules: &[Rule]) -> bool {
+    ids.len() == rules.len() && ids.iter().zip(rules).all(|(id, r)| id == r.id())
 }
 
 /// Above this many literals the automaton is built in parts, in parallel.
@@ -326,9 +332,7 @@ impl SharedPrefilter {
     ) -> Vec<Option<Vec<Option<Candidates>>>> {
         let range = |p: &Persona| {
             let (_, r) = self.personas.iter().find(|(name, _)| *name == p.name)?;
-            let ids = &self.prefilter.ids[r.clone()];
-            (ids.len() == p.rules.len() && ids.iter().zip(&p.rules).all(|(id, r)| id == r.id()))
-                .then(|| r.clone())
+            same_ids(&self.prefilter.ids[r.clone()], &p.rules).then(|| r.clone())
         };
         let ranges: Vec<Option<Range<usize>>> = personas.iter().map(|p| range(p)).collect();
         if ranges.iter().all(Option::is_none) {
@@ -438,6 +442,23 @@ mod tests {
         );
     }
 
+    /// The rule test specs (written to fire each rule) and the examples,
+    /// in name order.
+    fn rule_specs_and_examples() -> Vec<String> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut paths: Vec<_> = ["tests/rules", "examples"]
+            .iter()
+            .flat_map(|dir| std::fs::read_dir(root.join(dir)).unwrap())
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "md"))
+            .collect();
+        paths.sort();
+        paths
+            .into_iter()
+            .map(|p| std::fs::read_to_string(p).unwrap())
+            .collect()
+    }
+
     /// On real text (the rule test specs, written to fire each rule, and
     /// the examples), every line a rule's triggers match is a candidate,
     /// and the regex of the patterns met there (`Rule::triggers_for`)
@@ -445,16 +466,7 @@ mod tests {
     #[test]
     fn never_skips_a_line_of_the_rule_specs_the_triggers_match() {
         let cat = Catalog::builtin().unwrap();
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut texts = Vec::new();
-        for dir in ["tests/rules", "examples"] {
-            for e in std::fs::read_dir(root.join(dir)).unwrap() {
-                let path = e.unwrap().path();
-                if path.extension().is_some_and(|x| x == "md") {
-                    texts.push(std::fs::read_to_string(path).unwrap());
-                }
-            }
-        }
+        let texts = rule_specs_and_examples();
         assert!(texts.len() > 200, "{}", texts.len());
         let (mut matched, mut subsets, mut gates) = (0, 0, 0);
         for text in texts {
@@ -514,20 +526,7 @@ mod tests {
     #[test]
     fn the_shared_prefilter_gives_each_persona_its_own_candidates() {
         let cat = Catalog::builtin().unwrap();
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut text = String::new();
-        for dir in ["tests/rules", "examples"] {
-            let mut paths: Vec<_> = std::fs::read_dir(root.join(dir))
-                .unwrap()
-                .map(|e| e.unwrap().path())
-                .filter(|p| p.extension().is_some_and(|x| x == "md"))
-                .collect();
-            paths.sort();
-            for path in paths {
-                text.push_str(&std::fs::read_to_string(path).unwrap());
-                text.push('\n');
-            }
-        }
+        let text = rule_specs_and_examples().join("\n");
         // Large enough to be read in chunks.
         let text = text.repeat(3 * PARALLEL_CHUNK_BYTES / text.len() + 1);
         assert!(text.len() > 3 * PARALLEL_CHUNK_BYTES, "{}", text.len());
