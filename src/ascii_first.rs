@@ -12,13 +12,8 @@
 //! s) that ASCII text cannot hold. This must never change a match; it is
 //! only for patterns whose literals are ASCII.
 //!
-//! A pattern made with `AsciiFirst::word_shaped` also answers `is_match` on
-//! most non-ASCII text with its ASCII compilation, on the text's word shape
-//! (see `word_shape`): one more reason to compile the Unicode form only
-//! when a sentence holds a character the shape cannot stand for.
-//!
-//! Any other pattern that reads a non-ASCII character only by whether it
-//! is a word character (`reads_non_ascii_by_word_class`, decided once from
+//! A pattern that reads a non-ASCII character only by whether it is a
+//! word character (`reads_non_ascii_by_word_class`, decided once from
 //! its syntax) answers every query on most non-ASCII text the same way, on
 //! the text's character shape (`char_shape`: one stand-in byte per
 //! character, positions mapped back). A spec with a dash, an arrow or an
@@ -35,8 +30,6 @@ use std::sync::OnceLock;
 /// some text is not ASCII, once with Unicode (see the module docs).
 pub struct AsciiFirst {
     pattern: &'static str,
-    /// `is_match` reads non-ASCII text through its word shape.
-    shaped: bool,
     ascii: OnceLock<meta::Regex>,
     unicode: OnceLock<Regex>,
     /// `reads_non_ascii_by_word_class`, worked out on the first non-ASCII
@@ -48,24 +41,6 @@ impl AsciiFirst {
     pub const fn new(pattern: &'static str) -> AsciiFirst {
         AsciiFirst {
             pattern,
-            shaped: false,
-            ascii: OnceLock::new(),
-            unicode: OnceLock::new(),
-            char_shaped: OnceLock::new(),
-        }
-    }
-
-    /// `new`, with `is_match` on non-ASCII text read through the text's
-    /// word shape when it has one (see `word_shape`). Only for a pattern in
-    /// which everything that can match a non-ASCII character is a `+` or
-    /// `*` repetition of one class (`\w+`, `\W*`, `[^"]*`) that the
-    /// pattern never splits: no `\w` alone or counted (`[\w -]{1,40}`),
-    /// no `\w+\w+`. A word of n bytes is then one run of n stand-ins,
-    /// matched whole exactly where the word would be.
-    pub const fn word_shaped(pattern: &'static str) -> AsciiFirst {
-        AsciiFirst {
-            pattern,
-            shaped: true,
             ascii: OnceLock::new(),
             unicode: OnceLock::new(),
             char_shaped: OnceLock::new(),
@@ -111,14 +86,6 @@ impl AsciiFirst {
     }
 
     pub fn is_match(&self, text: &str) -> bool {
-        if text.is_ascii() {
-            return self.ascii().is_match(text.as_bytes());
-        }
-        if self.shaped
-            && let Some(shape) = word_shape(text)
-        {
-            return self.ascii().is_match(shape.as_bytes());
-        }
         match self.ascii_view(text) {
             Some(view) => self.ascii().is_match(view.bytes()),
             None => self.unicode().is_match(text),
@@ -239,7 +206,7 @@ struct CharShape {
 
 /// `text` with each non-ASCII character replaced by one byte, `_` for a
 /// word character and `\x01` for any other, or `None` when it holds a
-/// character whose stand-in could match differently (as `word_shape`: a
+/// character whose stand-in could match differently (a
 /// space, a digit, or a letter related by case to an ASCII one). Unlike
 /// `ascii_word_shape`, a character is one byte, as the Unicode
 /// compilation reads it: a class matched once (`[^\w.,]`) or counted
@@ -415,18 +382,7 @@ pub fn ascii_word_shape(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// `ascii_word_shape` for the patterns of `AsciiFirst::word_shaped`, or
-/// `None` when `text` holds a non-ASCII character whose stand-in could
-/// match differently: a space (`\s`), a digit (`\d`), or a letter related
-/// by case to an ASCII one (`(?i)k` matches the Kelvin sign).
-fn word_shape(text: &str) -> Option<Cow<'_, str>> {
-    if text.chars().any(odd) {
-        return None;
-    }
-    Some(ascii_word_shape(text))
-}
-
-/// Texts for checking a word-shaped pattern against its Unicode
+/// Texts for checking a pattern read through the character shape against its Unicode
 /// compilation: words of the built-in patterns mixed with non-ASCII
 /// letters, marks, punctuation, spaces, digits and case-related letters.
 #[cfg(test)]
@@ -532,10 +488,14 @@ pub(crate) fn sample_texts() -> impl proptest::strategy::Strategy<Value = String
 }
 
 impl AsciiFirst {
-    /// Whether `is_match` agrees with the Unicode compilation on `text`.
+    /// Whether `is_match` agrees with the Unicode compilation on `text`,
+    /// and the pattern reads non-ASCII text through its character shape
+    /// (so only a space, digit or case-related letter outside ASCII makes
+    /// it compile the Unicode form).
     #[cfg(test)]
     pub(crate) fn agrees_on(&self, text: &str) -> bool {
-        self.is_match(text) == self.unicode().is_match(text)
+        reads_non_ascii_by_word_class(self.pattern)
+            && self.is_match(text) == self.unicode().is_match(text)
     }
 }
 

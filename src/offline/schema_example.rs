@@ -37,7 +37,7 @@ static TYPE_HEADER: AsciiFirst = AsciiFirst::new(r"(?i)^\W*(?:type|data ?type|va
 static FLAG_HEADER: AsciiFirst =
     AsciiFirst::new(r"(?i)^\W*(?:required|optional|req\.?|nullable|mandatory|in)\W*$");
 /// Notes that make a number start at 1.
-static ONE_BASED: AsciiFirst = AsciiFirst::word_shaped(
+static ONE_BASED: AsciiFirst = AsciiFirst::new(
     r"(?i)\b(?:1|one)[- ](?:indexed|based)\b|\bstarts? (?:at|from) 1\b|\bfirst \w+ is 1\b|\bminimum(?: of)? 1\b|\bmin(?:imum)?:? 1\b|\bpositive integer\b",
 );
 /// A stated range of values: "1–64", "1-120", "between 1 and 64", "0 to
@@ -47,7 +47,7 @@ static RANGE: AsciiFirst = AsciiFirst::new(
     r"(?i)(?:^|[\s(,;:])(?:between\s+)?(-?\d{1,9})\s*(?:–|—|-|\.\.|to|and)\s*(-?\d{1,9})\b(\s*[a-z]+)?",
 );
 /// Words after a range that make it about something other than the value.
-static NOT_VALUE_UNIT: AsciiFirst = AsciiFirst::word_shaped(
+static NOT_VALUE_UNIT: AsciiFirst = AsciiFirst::new(
     r"(?i)^\s*(?:chars?|characters?|bytes?|items?|elements?|entries|digits?|letters?|words?|lines?|signers?|values?|members?|kb|mb|gb|per|times)\b",
 );
 /// Backticked or quoted values in a cell.
@@ -381,6 +381,15 @@ pub fn run(spec: &Spec) -> Vec<Candidate> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn patterns_read_non_ascii_text_as_unicode_does(text in crate::ascii_first::sample_texts()) {
+            for p in [&ONE_BASED, &NOT_VALUE_UNIT] {
+                proptest::prop_assert!(p.agrees_on(&text), "{text:?}");
+            }
+        }
+    }
 
     fn found(text: &str) -> Vec<Candidate> {
         run(&Spec::parse(None, text.to_string()))

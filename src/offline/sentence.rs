@@ -59,7 +59,7 @@ impl Reading {
 }
 
 /// Negation words that, earlier in the same clause, deny what follows.
-static NEGATION: AsciiFirst = AsciiFirst::word_shaped(
+static NEGATION: AsciiFirst = AsciiFirst::new(
     r"(?i)\b(?:not|never|no|without|neither|nor|cannot|none of|no longer|instead of|rather than|avoid(?:s|ing)?|eliminat(?:e|es|ing)|forbid(?:s|den)?|prohibit(?:s|ed)?|disallow(?:s|ed)?)\b|n't\b",
 );
 /// Negation words that are bounds, not denials ("no more than 3 retries").
@@ -67,20 +67,20 @@ static NOT_A_DENIAL: AsciiFirst = AsciiFirst::new(
     r"(?i)\b(?:no|not) (?:more|less|fewer|later|earlier|longer|sooner|greater|smaller) than\b|\bnot only\b|\bno matter\b|\bif not\b|\bwhether or not\b|\bnot yet\b|\b\w+-(?:not|no)-\w+\b|\bno-(?:op|reply|store|cache)\b|\bnot null\b",
 );
 /// Words after the match that deny it ("retries are disabled").
-static NEGATION_AFTER: AsciiFirst = AsciiFirst::word_shaped(
+static NEGATION_AFTER: AsciiFirst = AsciiFirst::new(
     r"(?i)^\W*(?:\w+\W+){0,2}?(?:is|are|will be|must be|should be|gets?)\s+(?:not (?:used|supported|enabled|allowed|planned|needed|required|in scope|part of)|disabled|removed|out of scope|forbidden|prohibited)\b",
 );
-static HYPOTHETICAL: AsciiFirst = AsciiFirst::word_shaped(
+static HYPOTHETICAL: AsciiFirst = AsciiFirst::new(
     r"(?i)\b(?:if we were to|were we to|suppose|imagine|hypothetical(?:ly)?|one option would be|another option would be|we (?:also )?considered|(?:was|were) considered|we could (?:also )?instead|a naive|naively|strawman|(?:as )?an? worst[- ]case (?:example|scenario))\b",
 );
 /// A deferral after the match, in its own clause: "caching the results could
 /// be considered", "a cleanup job might be added in the future". Nothing is
 /// built yet.
-static DEFERRED_AFTER: AsciiFirst = AsciiFirst::word_shaped(
+static DEFERRED_AFTER: AsciiFirst = AsciiFirst::new(
     r"(?i)\b(?:could|might|may|can) (?:also |later |eventually |still )?be (?:considered|explored|investigated|revisited|evaluated|discussed|added (?:later|in (?:the|a) future)|introduced (?:later|in (?:the|a) future))\b",
 );
 /// A deferral before the match: "in a future release we may cache ...".
-static DEFERRED_BEFORE: AsciiFirst = AsciiFirst::word_shaped(
+static DEFERRED_BEFORE: AsciiFirst = AsciiFirst::new(
     r"(?i)\b(?:in (?:the|a) future (?:release|version|iteration|phase|kep|enhancement)s?|(?:could|might|may) (?:\w+ ){0,2}?in (?:the|a) future|as future work|left for (?:later|future work))\b",
 );
 /// A sentence labelled as left out: "Out of scope: recurring imports",
@@ -90,15 +90,15 @@ static LEFT_OUT_LABEL: AsciiFirst = AsciiFirst::new(
 );
 /// Where the clause after the match ends, for `DEFERRED_AFTER`.
 static AFTER_CLAUSE_END: AsciiFirst =
-    AsciiFirst::word_shaped(r"(?i)[,;:]|\b(?:but|and|while|whereas|because)\b");
+    AsciiFirst::new(r"(?i)[,;:]|\b(?:but|and|while|whereas|because)\b");
 /// A dated past event before the match: "release 2.4 introduced a new
 /// framework", "in 2021 we added a cache": history, not the proposal.
-static DATED_PAST: AsciiFirst = AsciiFirst::word_shaped(
+static DATED_PAST: AsciiFirst = AsciiFirst::new(
     r"(?i)\b(?:v?\d+\.\d+(?:\.\d+)?|(?:19|20)\d\d)\b(?:,?\s+\w+){0,3}?\s+(?:introduced|added|shipped|released|created|built|implemented)\b|\b(?:was|were|been) (?:introduced|added|shipped|released|created) in (?:v|version |release )?(?:\d+\.\d+|(?:19|20)\d\d)\b",
 );
 /// "already" right before the match: what exists ("the informers are
 /// already cached"), not what is proposed.
-static ALREADY_BEFORE: AsciiFirst = AsciiFirst::word_shaped(r"(?i)\balready (?:\w+ )?$");
+static ALREADY_BEFORE: AsciiFirst = AsciiFirst::new(r"(?i)\balready (?:\w+ )?$");
 /// Words that date a statement to today's system; `TODAY` reads them
 /// anywhere before a match, `TODAY_OPENER` at the start of a paragraph.
 macro_rules! today_words {
@@ -112,7 +112,7 @@ macro_rules! at_the_moment_now {
         r"at the moment\s*(?:[,;.)]|$)"
     };
 }
-static TODAY: AsciiFirst = AsciiFirst::word_shaped(concat!(
+static TODAY: AsciiFirst = AsciiFirst::new(concat!(
     r"(?i)\b(?:",
     today_words!(),
     r"|previously|used to|no longer|the (?:current|existing|legacy|old|previous) (?:\w+ ){0,2}?(?:system|service|implementation|design|setup|flow|process|approach|behaviou?r|code|version|pipeline|job|mechanism))\b|\b",
@@ -125,7 +125,7 @@ macro_rules! contrast_words {
     };
 }
 /// A turn from today's system to the proposal inside one sentence.
-static CONTRAST: AsciiFirst = AsciiFirst::word_shaped(concat!(
+static CONTRAST: AsciiFirst = AsciiFirst::new(concat!(
     r"(?i)\b(?:",
     contrast_words!(),
     r"|with this (?:proposal|design|change)|under this (?:proposal|design)|in (?:the|this) (?:new )?(?:proposal|design))\b",
@@ -133,7 +133,7 @@ static CONTRAST: AsciiFirst = AsciiFirst::word_shaped(concat!(
 /// A prose paragraph that opens on today's system ("Today, the API server
 /// does not ...", "Currently ..."): its later sentences go on describing
 /// it until one turns to the proposal.
-static TODAY_OPENER: AsciiFirst = AsciiFirst::word_shaped(concat!(
+static TODAY_OPENER: AsciiFirst = AsciiFirst::new(concat!(
     r"(?i)^\W*(?:",
     today_words!(),
     r")\b|^\W*",
@@ -141,38 +141,38 @@ static TODAY_OPENER: AsciiFirst = AsciiFirst::word_shaped(concat!(
 ));
 /// A sentence that turns from today's system to the proposal: a contrast,
 /// the future, or the proposal named.
-static TURN_TO_PROPOSAL: AsciiFirst = AsciiFirst::word_shaped(concat!(
+static TURN_TO_PROPOSAL: AsciiFirst = AsciiFirst::new(concat!(
     r"(?i)\b(?:",
     contrast_words!(),
     r"|will|shall|won't|we'll|new|propos\w*|this (?:kep|proposal|design|change|document|feature|enhancement)|we (?:want|plan|intend|add|introduce)\w*)\b",
 ));
-static OTHER_SYSTEM: AsciiFirst = AsciiFirst::word_shaped(
+static OTHER_SYSTEM: AsciiFirst = AsciiFirst::new(
     r"(?:\b(?:[Ll]ike|[Uu]nlike|[Ss]imilar to|[Ii]nspired by|[Aa]s in|[Mm]odel(?:l)?ed (?:on|after))\s+`?[A-Z][\w.-]*|\b(?i:other|many|some|most|existing) (?:systems|tools|projects|products|vendors|implementations|libraries|frameworks|companies|teams|operators)\b)",
 );
-static PROBLEM: AsciiFirst = AsciiFirst::word_shaped(
+static PROBLEM: AsciiFirst = AsciiFirst::new(
     r"(?i)\b(?:prevent(?:s|ing)?|protect(?:s|ing)? (?:\w+ ){0,3}?(?:from|against)|guard(?:s|ing)? against|defend(?:s|ing)? against|mitigat(?:e|es|ing)|reduc(?:e|es|ing) the (?:risk|chance|impact) of|(?:is|are) (?:vulnerable|prone|susceptible) to|suffer(?:s|ed)? from|the problem (?:is|of|with)|leads? to|resulting in|causes?|caused)\b",
 );
 static USER_STORY: AsciiFirst = AsciiFirst::new(
     r"(?i)^\W*(?:as an? |as the )[\w -]{1,40},? i (?:want|need|would like|can|should)\b|\bso that i (?:can|don't|do not)\b|^\W*i (?:want|need|would like) to\b",
 );
 /// A person right before the verb: "the customer can retry".
-static PERSON_BEFORE: AsciiFirst = AsciiFirst::word_shaped(
+static PERSON_BEFORE: AsciiFirst = AsciiFirst::new(
     r"(?i)\b(?:customers?|users?|admins?|administrators?|(?:support|cx|cs|human|sales|service|help ?desk|live|care|tier[- ]?\d|call[- ]cent(?:er|re)|customer[- ](?:service|support|care)) agents?|operators?|reviewers?|approvers?|humans?|people|persons?|guests?|visitors?|shoppers?|buyers?|sellers?|you|someone|anyone|engineers?|developers?|maintainers?|support staff|account (?:owner|holder)s?|(?:customer |user |signed-in |logged-in )?accounts?)\s+(?:can\s+|may\s+|could\s+|might\s+|then\s+|must\s+|should\s+|will\s+|manually\s+)*$",
 );
 /// A person the system lets, asks or expects to act ("allows users to
 /// migrate data", "asks the user/controller to resubmit it"), or a passive
 /// done by hand ("should be manually purged"): the act is theirs.
-static PERSON_ASKED: AsciiFirst = AsciiFirst::word_shaped(
+static PERSON_ASKED: AsciiFirst = AsciiFirst::new(
     r"(?i)(?:\b(?:allow|let|ask|require|enable|expect|instruct|tell|permit)(?:s|ed|ing)?\s+(?:the\s+|a\s+|an\s+|their\s+)?(?:end[- ])?(?:users?|admins?|administrators?|operators?|customers?|cluster[- ]admins?|developers?|maintainers?|owners?|humans?)(?:(?:\s+or\s+|/)\w+)?\s+to\s+|\b(?:be|is|are|get|gets|been)\s+manually\s+|\bby hand\s+)$",
 );
 /// A person as the object: "wait for their review", "for a human to approve".
-static PERSON_AFTER: AsciiFirst = AsciiFirst::word_shaped(
+static PERSON_AFTER: AsciiFirst = AsciiFirst::new(
     r"(?i)^\s*(?:their|his|her|your|a human|a person|someone|an? (?:reviewer|approver|admin|operator)|the (?:reviewer|approver|admin|operator|user|customer))\b",
 );
 
 /// A person word that qualifies a thing: "in the admin console", "the user
 /// table", "a customer portal" name no person.
-static THING_AFTER: AsciiFirst = AsciiFirst::word_shaped(
+static THING_AFTER: AsciiFirst = AsciiFirst::new(
     r"(?i)^\s*(?:the|an?|their|your) (?:reviewer|approver|admin|operator|user|customer)[- ](?:console|panel|portal|ui|interface|dashboard|page|screen|app|application|tool|api|endpoint|view|table|service|database|db|record|row|id|list|settings|profile|directory|store)s?\b",
 );
 
@@ -180,7 +180,7 @@ static QUOTED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new("\"[^\"]*\"|\u{201c}[^\u{201d}]*\u{201d}|`[^`]*`").unwrap());
 
 /// Where clauses end: a negation before this does not reach the match.
-static CLAUSE_BREAK: AsciiFirst = AsciiFirst::word_shaped(
+static CLAUSE_BREAK: AsciiFirst = AsciiFirst::new(
     r"(?i)[,;:(]|\b(?:but|and then|then|while|whereas|so|which|that|when|where|if|unless|otherwise|because|until|once|after|before)\b",
 );
 
@@ -843,7 +843,7 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn word_shaped_patterns_agree_with_unicode(text in crate::ascii_first::sample_texts()) {
+        fn patterns_read_non_ascii_text_as_unicode_does(text in crate::ascii_first::sample_texts()) {
             for p in [
                 &NEGATION, &NEGATION_AFTER, &HYPOTHETICAL, &DEFERRED_AFTER, &DEFERRED_BEFORE,
                 &AFTER_CLAUSE_END, &ALREADY_BEFORE, &DATED_PAST, &TODAY, &OTHER_SYSTEM, &PROBLEM,

@@ -52,23 +52,22 @@ static RATE: AsciiFirst = AsciiFirst::new(concat!(
 /// A multiplication between a count and a rate: "20 workers × 500 req/s".
 static TIMES: AsciiFirst = AsciiFirst::new(r"^\s*(?:×|\*|x)\s*$");
 /// What comes right before a duration that states when the work is done.
-static FINISHED_BY: AsciiFirst = AsciiFirst::word_shaped(
+static FINISHED_BY: AsciiFirst = AsciiFirst::new(
     r"(?i)\b(?:in|within|under|inside|takes?|taking|done in|finish(?:es|ed)? in|complete[sd]? in|less than)\s*(?:about|around|roughly|approximately|approx\.?|~|<)?\s*$",
 );
 /// What comes right after a duration that names a deadline: "the 10-minute
 /// notice window".
 static DEADLINE_AFTER: AsciiFirst =
-    AsciiFirst::word_shaped(r"(?i)^\s*(?:[a-z-]+\s+)?(?:window|budget|deadline|target|sla)\b");
+    AsciiFirst::new(r"(?i)^\s*(?:[a-z-]+\s+)?(?:window|budget|deadline|target|sla)\b");
 /// A size per item: "32 bytes per sample", "2 KB each".
-static PER_ITEM: AsciiFirst =
-    AsciiFirst::word_shaped(r"(?i)^\s*(?:per|each|a|/)\s*(?:[a-z][a-z-]*)?");
+static PER_ITEM: AsciiFirst = AsciiFirst::new(r"(?i)^\s*(?:per|each|a|/)\s*(?:[a-z][a-z-]*)?");
 /// Words before a table or list that make its percentages shares of one
 /// whole.
-static SHARE_WORD: AsciiFirst = AsciiFirst::word_shaped(
+static SHARE_WORD: AsciiFirst = AsciiFirst::new(
     r"(?i)\b(?:shares?|split|allocat\w*|quotas?|weights?|portions?|breakdown|distribution|guarantee[sd]?|percent of (?:the )?(?:capacity|traffic|budget|cluster|fleet))\b",
 );
 static PERCENT: AsciiFirst = AsciiFirst::new(r"(\d{1,3}(?:\.\d+)?)\s*%");
-static TOTAL_ROW: AsciiFirst = AsciiFirst::word_shaped(r"(?i)\b(?:total|sum|overall)\b");
+static TOTAL_ROW: AsciiFirst = AsciiFirst::new(r"(?i)\b(?:total|sum|overall)\b");
 
 /// Nouns after a number that make it a unit, not a count of things.
 const NOT_THINGS: &[&str] = &[
@@ -417,6 +416,15 @@ fn shares(spec: &Spec) -> Vec<Candidate> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn patterns_read_non_ascii_text_as_unicode_does(text in crate::ascii_first::sample_texts()) {
+            for p in [&FINISHED_BY, &DEADLINE_AFTER, &PER_ITEM, &SHARE_WORD, &TOTAL_ROW] {
+                proptest::prop_assert!(p.agrees_on(&text), "{text:?}");
+            }
+        }
+    }
 
     fn spec(text: &str) -> Spec {
         Spec::parse(None, text.to_string())
