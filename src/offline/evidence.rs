@@ -37,6 +37,12 @@ static NEGATION_AFTER: AsciiFirst = AsciiFirst::new(
 static DEFERRAL: AsciiFirst = AsciiFirst::new(
     r"(?i)\b(later|tbd|todo|to be decided|to be determined|in (?:the )?future|follow[- ]?up|phase (?:2|two)|v2|not yet|eventually|someday|out of scope|might|maybe|consider(?:ing)?|could add|may add|nice to have)\b",
 );
+/// Reported speech asking about the safeguard ("a reviewer asked how the
+/// service authenticates", "we wondered whether links expire"): a
+/// question, not a statement that it is there.
+static ASKED_ABOUT: AsciiFirst = AsciiFirst::new(
+    r"(?i)\b(?:asked|asks|asking|wondered|wonders|wondering|wants? to know|wanted to know|queried|is unclear|are unclear|unsure|not sure)\s+(?:\w+\s+){0,3}?(?:how|whether|if|what|which|when)\b",
+);
 static CLAUSE_BREAK: AsciiFirst =
     AsciiFirst::new(r"[.;!?:,(]|\bbut\b|\bwhile\b|\bwhereas\b|\bso\b|\band\b");
 /// Where the clause after a safeguard's mention ends: a clause break, a
@@ -106,7 +112,7 @@ pub fn classify(spec: &Spec, n: usize, start: usize, end: usize) -> EvidenceKind
     if NEGATION_BEFORE.is_match(clause) || NEGATION_AFTER.is_match(after) {
         return EvidenceKind::Negated;
     }
-    if DEFERRAL.is_match(sentence) {
+    if DEFERRAL.is_match(sentence) || ASKED_ABOUT.is_match(clause) {
         return EvidenceKind::Deferred;
     }
     EvidenceKind::Affirmed
@@ -434,7 +440,7 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn patterns_read_non_ascii_text_as_unicode_does(text in crate::ascii_first::sample_texts()) {
-            for p in [&NEGATION_BEFORE, &NEGATION_AFTER, &DEFERRAL, &UNIVERSAL, &AFTER_BREAK] {
+            for p in [&NEGATION_BEFORE, &NEGATION_AFTER, &DEFERRAL, &UNIVERSAL, &AFTER_BREAK, &ASKED_ABOUT] {
                 proptest::prop_assert!(p.agrees_on(&text), "{text:?}");
             }
         }
@@ -446,6 +452,19 @@ mod tests {
             .into_iter()
             .map(|e| (e.line, e.kind))
             .collect()
+    }
+
+    #[test]
+    fn a_reported_question_about_a_safeguard_does_not_state_it() {
+        let doc = "# D\n\nIn review, Omar asked how the kiosk authenticates to the API.\n\nWe check whether the kiosk authenticates with its client certificate.\n\nThe team wondered whether the links expire.\n";
+        assert_eq!(
+            kinds(doc, r"\bauthenticates\b|\bexpire"),
+            vec![
+                (3, EvidenceKind::Deferred),
+                (5, EvidenceKind::Affirmed),
+                (7, EvidenceKind::Deferred)
+            ]
+        );
     }
 
     #[test]
