@@ -152,12 +152,27 @@ pub fn components(text: &str) -> Vec<String> {
     out
 }
 
-/// Does `text` mention any of `terms` (lowercased)?
+/// Does `text` mention any of `terms` (lowercased)? A term counts where it
+/// starts a word ("go" is not in "goals", "api" not in "rapid"); a term of
+/// up to four characters must also end one, save a plural `s` ("pos" is
+/// not in "post"), while a longer one may run on ("webhook" in "webhooks",
+/// "process" in "processing").
 pub fn mentions_any(text: &str, terms: &[String]) -> bool {
     let lower = text.to_lowercase();
-    terms
-        .iter()
-        .any(|t| !t.is_empty() && lower.contains(t.as_str()))
+    terms.iter().any(|t| !t.is_empty() && mentions(&lower, t))
+}
+
+fn mentions(lower: &str, term: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let starts_word = term.chars().next().is_some_and(word);
+    let ends_word = term.chars().last().is_some_and(word) && term.chars().count() <= 4;
+    lower.match_indices(term).any(|(at, _)| {
+        let before_ok = !starts_word || !lower[..at].chars().next_back().is_some_and(word);
+        let rest = &lower[at + term.len()..];
+        let rest = rest.strip_prefix('s').unwrap_or(rest);
+        let after_ok = !ends_word || !rest.chars().next().is_some_and(word);
+        before_ok && after_ok
+    })
 }
 
 static ROUTE: LazyLock<Regex> = LazyLock::new(|| {
@@ -399,6 +414,30 @@ mod tests {
         assert!(c.contains(&"orderstatuschanged".to_string()));
         assert!(c.contains(&"/events".to_string()));
         assert!(!c.contains(&"the".to_string()));
+    }
+
+    #[test]
+    fn a_term_is_mentioned_only_where_a_word_starts() {
+        let t = |terms: &[&str]| terms.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        // Inside another word: not a mention.
+        assert!(!mentions_any(
+            "Non-goals for v2: auto-fixing code",
+            &t(&["go"])
+        ));
+        assert!(!mentions_any("a rapid rollout", &t(&["api"])));
+        assert!(!mentions_any("we post the result", &t(&["pos"])));
+        // A word of its own, after punctuation, or its plural.
+        assert!(mentions_any("an interpreter in Go.", &t(&["go"])));
+        assert!(mentions_any("behind photos-api today", &t(&["api"])));
+        assert!(mentions_any("two APIs", &t(&["api"])));
+        // A longer term may run on into a longer word.
+        assert!(mentions_any("the webhooks endpoint", &t(&["webhook"])));
+        assert!(mentions_any("while processing", &t(&["process"])));
+        // Terms that start with punctuation match as they are.
+        assert!(mentions_any(
+            "calls POST /v1/events/batch",
+            &t(&["/v1/events"])
+        ));
     }
 
     #[test]
