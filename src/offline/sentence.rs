@@ -184,6 +184,14 @@ static CLAUSE_BREAK: AsciiFirst = AsciiFirst::new(
     r"(?i)[,;:(]|\b(?:but|and then|then|while|whereas|so|which|that|when|where|if|unless|otherwise|because|until|once|after|before)\b",
 );
 
+/// A second finite verb joined by "and": "does not commit the offset and
+/// retries the event" denies only the first. A verb in `-s` or `-ed` with
+/// an object after it, so a list of nouns ("no tokens and passwords")
+/// stays under its negation.
+static AND_VERB: AsciiFirst = AsciiFirst::new(
+    r"(?i)^and\s+(?:also\s+|instead\s+)?[a-z]+(?:s|ed)\s+(?:the|a|an|it|its|their|them|each|every|all|any|this|that)\b",
+);
+
 /// "Cons:", "**Drawbacks:** ...", "- Downside: ...": the label of an
 /// option's drawbacks, alone on its line or before the text.
 static CONS_LABEL: LazyLock<Regex> = LazyLock::new(|| {
@@ -390,10 +398,19 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
     if USER_STORY.is_match(&sentence) {
         return Some(Reading::UserStory);
     }
-    let clause = match CLAUSE_BREAK.find_last(before) {
-        Some(m) => &before[m.end..],
-        None => before,
-    };
+    let mut clause_start = CLAUSE_BREAK.find_last(before).map_or(0, |m| m.end);
+    // The verb after "and" may be the match's own first word: read from
+    // each "and" of the clause, the last one first.
+    let lower_before = before.to_ascii_lowercase();
+    if let Some(at) = lower_before[clause_start..]
+        .rmatch_indices("and")
+        .map(|(i, _)| clause_start + i)
+        .filter(|&i| i == 0 || !before.as_bytes()[i - 1].is_ascii_alphanumeric())
+        .find(|&i| AND_VERB.is_match(&sentence[i..]))
+    {
+        clause_start = at + 3;
+    }
+    let clause = &before[clause_start.min(before.len())..];
     let clause_clean = NOT_A_DENIAL.replace_all(clause, " ");
     // A long trigger match can hold the denial itself ("the token ... are
     // never written to logs").
@@ -839,6 +856,22 @@ mod tests {
             reading("No login is needed, and the worker calls the API.", "calls"),
             None
         );
+        // A second verb joined by "and" is not denied with the first.
+        assert_eq!(
+            reading(
+                "The consumer does not commit the offset and retries the message until it succeeds.",
+                "retries"
+            ),
+            None
+        );
+        // A list of nouns stays under its negation.
+        assert_eq!(
+            reading(
+                "The service never logs tokens and passwords in plain text.",
+                "passwords"
+            ),
+            Some(Reading::Negated)
+        );
     }
 
     proptest::proptest! {
@@ -848,6 +881,7 @@ mod tests {
                 &NEGATION, &NEGATION_AFTER, &HYPOTHETICAL, &DEFERRED_AFTER, &DEFERRED_BEFORE,
                 &AFTER_CLAUSE_END, &ALREADY_BEFORE, &DATED_PAST, &TODAY, &OTHER_SYSTEM, &PROBLEM,
                 &PERSON_BEFORE, &PERSON_ASKED, &PERSON_AFTER, &THING_AFTER, &CLAUSE_BREAK, &CONTRAST,
+                &AND_VERB,
             ] {
                 proptest::prop_assert!(p.agrees_on(&text), "{text:?}");
             }
