@@ -450,9 +450,11 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
     }
     // "Today every customer is on HTTP, but the new design ...": a contrast
     // after the word that dates the sentence ends what it dates.
+    // A quoted word is a name, not a date: '"Today" comes from the clock'.
+    let before_unquoted = unquoted.get(..s.min(unquoted.len())).unwrap_or(before);
     let today = TODAY
-        .find_last(before)
-        .is_some_and(|m| !CONTRAST.is_match(&before[m.end..]));
+        .find_last(before_unquoted)
+        .is_some_and(|m| !CONTRAST.is_match(&before_unquoted[m.end..]));
     if today || ALREADY_BEFORE.is_match(before) || DATED_PAST.is_match(before) {
         return Some(Reading::Today);
     }
@@ -861,6 +863,14 @@ mod tests {
             reading(
                 "The consumer does not commit the offset and retries the message until it succeeds.",
                 "retries"
+            ),
+            None
+        );
+        // A quoted word is a name, not a date.
+        assert_eq!(
+            reading(
+                "\"Now\" is read from the gate's clock, and the gate compares the UTC date with the pass.",
+                "compares"
             ),
             None
         );
