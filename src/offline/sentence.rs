@@ -869,8 +869,8 @@ mod tests {
         // A quoted word is a name, not a date.
         assert_eq!(
             reading(
-                "\"Now\" is read from the gate's clock, and the gate compares the UTC date with the pass.",
-                "compares"
+                "\"Today\" means the kiosk's clock, and the kiosk checks each ticket against that date.",
+                "checks"
             ),
             None
         );
