@@ -184,8 +184,8 @@ static CLAUSE_BREAK: AsciiFirst = AsciiFirst::new(
     r"(?i)[,;:(]|\b(?:but|and then|then|while|whereas|so|which|that|when|where|if|unless|otherwise|because|until|once|after|before)\b",
 );
 
-/// A second finite verb joined by "and": "does not commit the offset and
-/// retries the event" denies only the first. A verb in `-s` or `-ed` with
+/// A second finite verb joined by "and": "does not ack the message and
+/// requeues it with a delay" denies only the first. A verb in `-s` or `-ed` with
 /// an object after it, so a list of nouns ("no tokens and passwords")
 /// stays under its negation.
 static AND_VERB: AsciiFirst = AsciiFirst::new(
@@ -861,8 +861,8 @@ mod tests {
         // A second verb joined by "and" is not denied with the first.
         assert_eq!(
             reading(
-                "The consumer does not commit the offset and retries the message until it succeeds.",
-                "retries"
+                "The consumer does not ack the message and requeues it with a delay until it succeeds.",
+                "requeues"
             ),
             None
         );

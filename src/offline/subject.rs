@@ -421,7 +421,7 @@ mod tests {
         let t = |terms: &[&str]| terms.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         // Inside another word: not a mention.
         assert!(!mentions_any(
-            "Non-goals for v2: auto-fixing code",
+            "Non-goals: dark mode and exports",
             &t(&["go"])
         ));
         assert!(!mentions_any("a rapid rollout", &t(&["api"])));
