@@ -401,11 +401,11 @@ pub fn not_design(spec: &Spec, n: usize, start: usize, end: usize) -> Option<Rea
     let mut clause_start = CLAUSE_BREAK.find_last(before).map_or(0, |m| m.end);
     // The verb after "and" may be the match's own first word: read from
     // each "and" of the clause, the last one first.
-    let lower_before = before.to_ascii_lowercase();
-    if let Some(at) = lower_before[clause_start..]
-        .rmatch_indices("and")
-        .map(|(i, _)| clause_start + i)
-        .filter(|&i| i == 0 || !before.as_bytes()[i - 1].is_ascii_alphanumeric())
+    let b = before.as_bytes();
+    if let Some(at) = (clause_start..b.len().saturating_sub(2))
+        .rev()
+        .filter(|&i| b[i..i + 3].eq_ignore_ascii_case(b"and"))
+        .filter(|&i| i == 0 || !b[i - 1].is_ascii_alphanumeric())
         .find(|&i| AND_VERB.is_match(&sentence[i..]))
     {
         clause_start = at + 3;
