@@ -138,6 +138,10 @@ pub fn trigger_hits(spec: &Spec, rule: &Rule) -> Vec<(usize, String)> {
 fn design_hits(spec: &Spec, rule: &Rule, candidates: Option<&Candidates>) -> Vec<Hit> {
     match candidates {
         Some(c) => {
+            // No line holds the words of any pattern: nothing can fire.
+            if c.lines.is_empty() {
+                return Vec::new();
+            }
             let lines = || c.lines.iter().map(|&i| &spec.lines[i]);
             // Most candidates hold a pattern's words but no match: then
             // nothing fires, and the full regex is never compiled.
