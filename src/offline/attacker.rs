@@ -58,6 +58,13 @@ fn states_design(spec: &Spec, line: &crate::spec::Line) -> bool {
 /// the spec. Real specs give a handful.
 const MAX_FINDINGS: usize = 64;
 
+/// The most lines one rule's triggers are read on per spec. A rule that
+/// has fired on this many lines has stated its finding many times over;
+/// reading the rest of a pathological spec (one element repeated through
+/// megabytes) only costs time. Real specs stay far below: the largest of
+/// 656 KEPs gives every rule together about 3,000 candidate lines.
+const MAX_HITS: usize = 2_048;
+
 /// What the trigger prefilter reads of each line: its design text, or
 /// nothing outside the design's sections (background, alternatives, test
 /// plans...), where no trigger fires (`design_hits_in`).
@@ -198,6 +205,9 @@ fn design_hits_in<'s>(
             range: m,
             strength,
         });
+        if hits.len() >= MAX_HITS {
+            break;
+        }
     }
     hits
 }
@@ -716,6 +726,20 @@ mod tests {
     fn hit_lines(doc: &str, rule: &Rule) -> Vec<usize> {
         let spec = Spec::parse(None, doc.to_string());
         trigger_hits(&spec, rule).into_iter().map(|h| h.0).collect()
+    }
+
+    #[test]
+    fn a_rule_reads_its_triggers_on_at_most_max_hits_lines() {
+        let r = rule(r#"['\bcalls the \w+ api\b']"#);
+        let mut doc = String::from("# S\n\n## Design\n\n");
+        for i in 0..MAX_HITS + 500 {
+            doc.push_str(&format!("Worker {i} calls the Billing API.\n"));
+        }
+        let lines = hit_lines(&doc, &r);
+        assert_eq!(lines.len(), MAX_HITS);
+        // The first lines of the spec, in order.
+        assert_eq!(lines.first(), Some(&5));
+        assert_eq!(lines.last(), Some(&(4 + MAX_HITS)));
     }
 
     #[test]
