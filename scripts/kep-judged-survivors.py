@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Which concerns of an earlier judged KEP sample still survive (issue 9).
 
-Reads the table "The 60 judged concerns" under a heading of
-docs/kep-precision.md (by default the Session 14 one), runs the given
-gauntlet binary (offline, --no-store, JSON) on each KEP named there, and
+Reads the judged table of one "## Session N" section of
+docs/kep-precision.md (by default Session 14's), runs the given
+gauntlet binary on each KEP named there as scripts/kep-sample.py does
+(offline, --no-store, JSON, a fresh working folder), and
 counts, per verdict (a real gap, b true but trivial, c false alarm), the
 judged concerns that still survive. A judged concern survives when a
 concern of the same rule in the same KEP still requires revision (status
@@ -20,13 +21,19 @@ Standard library only.
 """
 import argparse
 import collections
-import json
+import importlib.util
+import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# One run per KEP exactly as kep-sample.py does it (offline, no store, a
+# fresh working folder and HOME), so the two scripts judge the same verdicts.
+_spec = importlib.util.spec_from_file_location("kep_sample", ROOT / "scripts" / "kep-sample.py")
+kep_sample = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(kep_sample)
 ROW = re.compile(r"\| (\d+) \| ([^|]+) \| ([^|]+) \| ([^|]+) \| ([^|]+) \| ([^|]+) \| ([^|]+) \| ([abc]) \|")
 
 
@@ -36,11 +43,10 @@ def judged(section):
     if start < 0:
         sys.exit(f"kep-judged-survivors: no section '## {section}' in docs/kep-precision.md")
     part = doc[start:]
-    table = part.find("### The 60 judged concerns")
-    if table < 0:
-        sys.exit(f"kep-judged-survivors: section '{section}' has no judged table")
+    end = part.find("\n## ", 1)
+    part = part if end < 0 else part[:end]
     rows = []
-    for line in part[table:].split("\n"):
+    for line in part.split("\n"):
         m = ROW.match(line)
         if not m:
             continue
@@ -51,13 +57,16 @@ def judged(section):
         else:
             span = None
         rows.append((spec, rule, span, verdict))
+    if not rows:
+        sys.exit(f"kep-judged-survivors: section '{section}' has no judged table")
     return rows
 
 
 def survivors(binary, path):
-    out = subprocess.run([binary, "--format", "json", "--no-store", "-q", str(path)],
-                         capture_output=True, check=False).stdout
-    return [c for c in json.loads(out)["concerns"] if c["status"] in ("accepted", "reinstated")]
+    _, verdict, err, _ = kep_sample.run_spec(binary, path, 120)
+    if verdict is None:
+        sys.exit(f"kep-judged-survivors: no verdict for {path.name}: {err}")
+    return [c for c in verdict["concerns"] if c["status"] in kep_sample.SURVIVING]
 
 
 def main():
@@ -66,12 +75,14 @@ def main():
     ap.add_argument("--keps", default=str(ROOT.parent / "shared" / "corpus" / "keps"))
     ap.add_argument("--section", default="Session 14")
     args = ap.parse_args()
+    # Runs happen in a temporary folder: a path to the binary must not be relative.
+    binary = str(Path(args.binary).resolve()) if os.sep in args.binary else args.binary
     rows = judged(args.section)
     cache = {}
     still, total = collections.Counter(), collections.Counter()
     for spec, rule, span, verdict in rows:
         if spec not in cache:
-            cache[spec] = survivors(args.binary, Path(args.keps) / f"{spec}.md")
+            cache[spec] = survivors(binary, Path(args.keps).resolve() / f"{spec}.md")
         total[verdict] += 1
         for c in cache[spec]:
             lines = c.get("lines")
