@@ -247,6 +247,14 @@ fn design_matches(
             if *excluded.get_or_insert_with(|| rule.excludes(text)) {
                 return Vec::new();
             }
+            // An exclude also reads the match's clause where it is wrapped
+            // onto the line above or below.
+            if evidence::wrapped_clause(spec, line.number, text, m.clone())
+                .is_some_and(|s| rule.excludes(&s))
+            {
+                pos = after(&m);
+                continue;
+            }
             let reading = sentence::not_design(spec, line.number, m.start, m.end);
             let states = match reading {
                 None => true,

@@ -135,6 +135,51 @@ fn carried_clause(spec: &Spec, n: usize) -> Option<&str> {
     Some(tail.trim())
 }
 
+/// The clause around `range` of line `n`'s `own` text when that clause is
+/// wrapped across lines: the open clause the line above carries into it
+/// (when nothing breaks the clause before `range` in this line) and the
+/// next line's words up to the end of their first clause (when nothing
+/// breaks it after `range`), each at most `SEAM_REACH` bytes of the
+/// neighbours' design text. `None` when the clause stays on this line.
+pub fn wrapped_clause(spec: &Spec, n: usize, own: &str, range: Range<usize>) -> Option<String> {
+    const BREAK: [char; 5] = ['.', '!', '?', ';', ','];
+    let open_before = !own.get(..range.start).is_some_and(|t| t.contains(BREAK));
+    let open_after = !own.get(range.end..).is_some_and(|t| t.contains(BREAK));
+    let before = (open_before && n >= 2 && Seam::continues(spec, n - 1))
+        .then(|| spec.line(n - 1))
+        .flatten()
+        .map(|above| {
+            let tail = &above.design[reach_back(&above.design)..];
+            match tail.rfind(BREAK) {
+                Some(i) => &tail[i + 1..],
+                None => tail,
+            }
+        });
+    let after = (open_after && Seam::continues(spec, n))
+        .then(|| spec.line(n + 1))
+        .flatten()
+        .map(|next| {
+            let head = next.design.trim_start();
+            let mut to = head.len().min(SEAM_REACH);
+            while !head.is_char_boundary(to) {
+                to += 1;
+            }
+            let head = &head[..to];
+            match head.find(BREAK) {
+                Some(i) => &head[..=i],
+                None => head,
+            }
+        });
+    if before.is_none() && after.is_none() {
+        return None;
+    }
+    Some(format!(
+        "{} {own} {}",
+        before.unwrap_or_default().trim(),
+        after.unwrap_or_default()
+    ))
+}
+
 /// All mentions of any of `patterns` in `lines` (1-based, end exclusive),
 /// skipping headings, one per line (the most affirmative one).
 pub fn find(spec: &Spec, patterns: &[Pattern], lines: Range<usize>) -> Vec<Evidence> {
@@ -498,6 +543,31 @@ mod tests {
         ] {
             assert!(kinds(apart, pat).is_empty(), "{apart}");
         }
+    }
+
+    #[test]
+    fn a_clause_wrapped_onto_its_neighbours_is_read_whole_and_no_further() {
+        let doc = "# D\n\nAt launch the app sends requests to\nour own API for the saved items.\n\nIt reads the list and\nsends requests to the vendor, which\nour own API logs.\n\n- it sends requests to\n- our own API\n\nThe app sends requests to the vendor.\nOur own API logs them.\n";
+        let spec = Spec::parse(None, doc.to_string());
+        let clause = |n: usize, word: &str| {
+            let own = &spec.lines[n - 1].design;
+            let at = own.find(word).expect("word on the line");
+            wrapped_clause(&spec, n, own, at..at + word.len())
+        };
+        // The clause goes on below, up to its end.
+        assert_eq!(
+            clause(3, "sends requests to").as_deref(),
+            Some(" at launch the app sends requests to our own api for the saved items.")
+        );
+        // The open clause above comes in; a comma after the match ends the
+        // clause on this line, so the relative clause below stays out.
+        assert_eq!(
+            clause(7, "sends requests to").as_deref(),
+            Some("it reads the list and sends requests to the vendor, which ")
+        );
+        // Another list item or a finished sentence is not the same clause.
+        assert_eq!(clause(10, "sends requests to"), None);
+        assert_eq!(clause(13, "sends requests to"), None);
     }
 
     #[test]
