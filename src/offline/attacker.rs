@@ -248,9 +248,11 @@ fn design_matches(
                 return Vec::new();
             }
             // An exclude also reads the match's clause where it is wrapped
-            // onto the line above or below.
-            if evidence::wrapped_clause(spec, line.number, text, m.clone())
-                .is_some_and(|s| rule.excludes(&s))
+            // onto the line above or below (built only for a rule that has
+            // excludes: the join allocates).
+            if !rule.def.exclude.is_empty()
+                && evidence::wrapped_clause(spec, line.number, text, m.clone())
+                    .is_some_and(|s| rule.excludes(&s))
             {
                 pos = after(&m);
                 continue;

@@ -127,12 +127,7 @@ fn carried_clause(spec: &Spec, n: usize) -> Option<&str> {
         return None;
     }
     let above = &spec.line(n - 1)?.text;
-    let tail = &above[reach_back(above)..];
-    let tail = match tail.rfind(['.', '!', '?', ';']) {
-        Some(i) => &tail[i + 1..],
-        None => tail,
-    };
-    Some(tail.trim())
+    Some(open_tail(above, &['.', '!', '?', ';']).trim())
 }
 
 /// The clause around `range` of line `n`'s `own` text when that clause is
@@ -148,23 +143,12 @@ pub fn wrapped_clause(spec: &Spec, n: usize, own: &str, range: Range<usize>) -> 
     let before = (open_before && n >= 2 && Seam::continues(spec, n - 1))
         .then(|| spec.line(n - 1))
         .flatten()
-        .map(|above| {
-            let tail = &above.design[reach_back(&above.design)..];
-            match tail.rfind(BREAK) {
-                Some(i) => &tail[i + 1..],
-                None => tail,
-            }
-        });
+        .map(|above| open_tail(&above.design, &BREAK));
     let after = (open_after && Seam::continues(spec, n))
         .then(|| spec.line(n + 1))
         .flatten()
         .map(|next| {
-            let head = next.design.trim_start();
-            let mut to = head.len().min(SEAM_REACH);
-            while !head.is_char_boundary(to) {
-                to += 1;
-            }
-            let head = &head[..to];
+            let head = reach_forward(&next.design);
             match head.find(BREAK) {
                 Some(i) => &head[..=i],
                 None => head,
@@ -255,6 +239,27 @@ fn reach_back(text: &str) -> usize {
     from
 }
 
+/// The first `SEAM_REACH` bytes of `text` after its leading blanks, ending
+/// on a char boundary.
+fn reach_forward(text: &str) -> &str {
+    let head = text.trim_start();
+    let mut to = head.len().min(SEAM_REACH);
+    while !head.is_char_boundary(to) {
+        to += 1;
+    }
+    &head[..to]
+}
+
+/// What the last `SEAM_REACH` bytes of `text` hold after the last of
+/// `breaks`: the clause the line leaves open.
+fn open_tail<'t>(text: &'t str, breaks: &[char]) -> &'t str {
+    let tail = &text[reach_back(text)..];
+    match tail.rfind(breaks) {
+        Some(i) => &tail[i + 1..],
+        None => tail,
+    }
+}
+
 impl Seam {
     /// Does line `n + 1` go on with the sentence line `n` leaves open (the
     /// same paragraph or list item, no sentence end between)?
@@ -282,13 +287,8 @@ impl Seam {
                 .find(' ')
                 .map_or(line.lower.len(), |i| from + i);
         }
-        let head = next.lower.trim_start();
-        let mut to = head.len().min(SEAM_REACH);
-        while !head.is_char_boundary(to) {
-            to += 1;
-        }
         let tail = line.lower[from..].trim_end();
-        let text = format!("{tail} {}", &head[..to]);
+        let text = format!("{tail} {}", reach_forward(&next.lower));
         Some(Seam {
             join: tail.len(),
             text,
