@@ -152,6 +152,9 @@ fn every_rule_catches_its_gap_and_spares_its_mitigated_twin() {
                 if title.chars().next().is_none_or(|ch| ch.is_lowercase()) {
                     failures.push(format!("{name}: title starts in lower case: {title}"));
                 }
+                if let Some(why) = garbled(title) {
+                    failures.push(format!("{name}: title {why}: {title}"));
+                }
                 let detail = c["detail"].as_str().unwrap_or_default();
                 if !detail.contains("Line") {
                     failures.push(format!("{name}: detail does not cite lines: {detail}"));
@@ -186,4 +189,40 @@ fn every_rule_catches_its_gap_and_spares_its_mitigated_twin() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// What is wrong with a title cut from the spec's text, if anything: a
+/// parenthesis or code span the cut left open, a double space where text
+/// was removed, an HTTP method without its path.
+fn garbled(title: &str) -> Option<&'static str> {
+    let mut depth = 0i32;
+    for ch in title.chars() {
+        depth += match ch {
+            '(' => 1,
+            ')' => -1,
+            _ => 0,
+        };
+        if depth < 0 {
+            return Some("closes a parenthesis it never opened");
+        }
+    }
+    if depth != 0 {
+        return Some("leaves a parenthesis open");
+    }
+    if title.matches('`').count() % 2 == 1 {
+        return Some("leaves a code span open");
+    }
+    if title.contains("  ") {
+        return Some("has a double space");
+    }
+    let words: Vec<&str> = title.split_whitespace().collect();
+    for (i, w) in words.iter().enumerate() {
+        let method = w.trim_matches(|c: char| !c.is_ascii_alphabetic());
+        if ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(&method)
+            && !words.get(i + 1).is_some_and(|next| next.starts_with('/'))
+        {
+            return Some("names an HTTP method without its path");
+        }
+    }
+    None
 }

@@ -586,9 +586,14 @@ fn concern_for(
     };
     let what = if what.is_empty() {
         h_matched(cluster)
-    } else if !what.contains(' ') && !what.starts_with('`') && !cluster[0].range.is_empty() {
+    } else if what
+        .chars()
+        .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+        && !cluster[0].range.is_empty()
+    {
         // A bare word ("retries") names no element; the component named
-        // right after it does ("retries `SyncJob`"). A code span is a name.
+        // right after it does ("retries `SyncJob`"). A code span, a type
+        // (`VARCHAR(255)`) or a call names itself.
         let line = &spec.lines[cluster[0].line - 1].text;
         match subject::named_after(line, cluster[0].range.end) {
             Some(name) => format!("{what} {name}"),

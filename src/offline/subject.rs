@@ -206,7 +206,16 @@ pub fn clean(text: &str, range: std::ops::Range<usize>) -> String {
         .find_iter(text)
         .find(|m| m.start() < range.end.max(range.start + 1) && range.start < m.end())
     {
-        return tidy(m.as_str());
+        // The route, not its query string: `GET /v1/items?limit=50` is
+        // about `GET /v1/items`, and a long query must not push the path
+        // past the length limit (leaving a bare `GET`).
+        let route = m.as_str().split(['?', '#']).next().unwrap_or_default();
+        let tidied = tidy(route);
+        return if tidied.contains('/') {
+            tidied
+        } else {
+            route.trim_end_matches(['.', ',', ':']).to_string()
+        };
     }
     if let Some(span) = code_span_at(text, range.start) {
         return tidy(span);
@@ -324,6 +333,52 @@ fn code_span_at(text: &str, at: usize) -> Option<&str> {
     (span.len() > 2 && span.len() <= 42 && !span.contains(char::is_whitespace)).then_some(span)
 }
 
+/// Punctuation a cut leaves at the ends of a subject.
+const EDGE: &[char] = &[',', '.', ';', ':', '-', '*', '|', '"', '\''];
+
+/// Words that open a new clause, in lower case as prose writes them: a
+/// subject cut right after one ("its own Kafka cluster, which") ends before
+/// it. Only for trimming the end: unlike
+/// `DANGLING`, they never ask `clean` for more words.
+const CLAUSE_OPENERS: &[&str] = &[
+    "which", "whereas", "whose", "who", "where", "while", "but", "because", "although", "though",
+    "unless",
+];
+
+/// `s` without the punctuation a cut leaves at its ends. Its parentheses
+/// are balanced here (`tidy` drops unbalanced ones), so a closing one at the
+/// end closes one inside (`VARCHAR(255)`, `split(" ")`) and stays; only a
+/// pair around the whole subject goes.
+fn trim_edges(s: &str) -> &str {
+    let mut s = s.trim();
+    loop {
+        let before = s.len();
+        s = s.trim_matches(EDGE).trim();
+        if let Some(inner) = s.strip_prefix('(').and_then(|r| r.strip_suffix(')'))
+            && balanced(inner)
+        {
+            s = inner.trim();
+        }
+        if s.len() == before {
+            return s;
+        }
+    }
+}
+
+/// Whether every parenthesis in `s` closes one opened before it.
+fn balanced(s: &str) -> bool {
+    let mut depth = 0usize;
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 0 => return false,
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    depth == 0
+}
+
 fn tidy(s: &str) -> String {
     let s = URL.replace_all(s, " ");
     let s = PERCENT.replace_all(&s, "");
@@ -339,11 +394,14 @@ fn tidy(s: &str) -> String {
         len += w.chars().count() + usize::from(!words.is_empty());
         words.push(w);
     }
-    while words.len() > 1
-        && words
-            .last()
-            .is_some_and(|w| DANGLING.contains(&w.to_ascii_lowercase().as_str()))
-    {
+    // The last word as the title would end: without the comma the trim
+    // below drops ("in MySQL and," ends in "and").
+    let ends_cut = |w: &&str| {
+        let w = w.trim_end_matches(EDGE);
+        // As written: an upper-case `WHERE` is SQL, not a relative clause.
+        DANGLING.contains(&w.to_ascii_lowercase().as_str()) || CLAUSE_OPENERS.contains(&w)
+    };
+    while words.len() > 1 && words.last().is_some_and(ends_cut) {
         words.pop();
     }
     let mut s = words.join(" ");
@@ -353,14 +411,9 @@ fn tidy(s: &str) -> String {
     if s.matches('(').count() != s.matches(')').count() {
         s = s.replace(['(', ')'], "");
     }
-    let s = s
-        .trim_matches(|c: char| {
-            matches!(
-                c,
-                ',' | '.' | ';' | ':' | '(' | ')' | '-' | '*' | '|' | '"' | '\''
-            )
-        })
-        .trim();
+    // A removed URL or backtick can leave two spaces in a row.
+    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let s = trim_edges(&s);
     if s.matches('"').count() % 2 == 1 {
         s.replace('"', "")
     } else {
@@ -522,6 +575,47 @@ mod tests {
         assert_eq!(
             clean(t, at..t.find(" leader").unwrap()),
             "implements its own leader election"
+        );
+    }
+
+    #[test]
+    fn a_cut_subject_keeps_its_closing_parenthesis_and_drops_a_clause_opener() {
+        // The route without its query string, however long the query.
+        let t = "Clients page with GET /v3/boards/{board_id}/cards?cursor=abc&limit=100&sort=updated_at&expand=owner.";
+        let at = t.find("GET").unwrap();
+        assert_eq!(clean(t, at..at + 3), "GET /v3/boards/{board_id}/cards");
+        // A parenthesis that closes one inside the subject stays.
+        let t = "  display_label   NVARCHAR(120) NOT NULL,";
+        let at = t.find("NVARCHAR").unwrap();
+        assert_eq!(clean(t, at..at + 13), "NVARCHAR(120)");
+        let t = "tags are read with raw.split(\",\") in the parser";
+        let at = t.find(".split").unwrap();
+        assert_eq!(clean(t, at..at + 11), "split(\",\")");
+        // A pair around the whole subject goes; an unbalanced one goes too.
+        assert_eq!(tidy("(the audit sink)"), "the audit sink");
+        assert_eq!(tidy("quota (per tenant"), "quota per tenant");
+        // A cut after a comma and a clause opener ends before them, and
+        // a removed URL leaves no double space.
+        assert_eq!(
+            tidy("each replica reads its own regional queue, which"),
+            "each replica reads its own regional queue"
+        );
+        assert_eq!(
+            tidy("writes the ledger row in Postgres and, once"),
+            "writes the ledger row in Postgres and, once"
+        );
+        assert_eq!(
+            tidy("stores the invoice row in the ledger and,"),
+            "stores the invoice row in the ledger"
+        );
+        assert_eq!(
+            tidy("pulls `http://mirror.example.org/feed.xml` unsigned"),
+            "pulls unsigned"
+        );
+        // Upper case is SQL, not a relative clause.
+        assert_eq!(
+            tidy("DELETE FROM sessions WHERE"),
+            "DELETE FROM sessions WHERE"
         );
     }
 }
