@@ -608,16 +608,18 @@ fn concern_for(
     } else {
         format!("Lines {first}-{last}")
     };
+    // The subject is often a verb phrase ("retried immediately until they
+    // succeed"), so the detail sets it after a colon rather than as the
+    // object of "describes".
+    let told = what.trim_end_matches('.');
     let mut detail = if stated {
         format!(
-            "{where_} ({section}) describe{} {what}: does the spec state {}?",
-            if first == last { "s" } else { "" },
+            "{where_} ({section}): {told}. Does the spec state {}?",
             rule.def.missing.trim_end_matches('.'),
         )
     } else {
         format!(
-            "{where_} ({section}) describe{} {what}, but the spec does not state {}.",
-            if first == last { "s" } else { "" },
+            "{where_} ({section}): {told}. The spec does not state {}.",
             rule.def.missing.trim_end_matches('.'),
         )
     };
