@@ -353,4 +353,31 @@ mod tests {
         assert_eq!(c.persona("lazy_developer").unwrap().description, "mine");
         assert_eq!(c.persona("lazy_developer").unwrap().rules.len(), 1);
     }
+
+    #[test]
+    fn yields_to_must_name_another_rule_of_the_pack() {
+        let rule = |id: &str, yields: &str| {
+            format!(
+                "[[rules]]\nid = \"{id}\"\ntitle = \"t\"\nseverity = \"low\"\nyields_to = [{yields}]\ntriggers = [\"frobnicate\"]\nmissing = \"m\"\nimpact = \"i\"\n"
+            )
+        };
+        let head = "name = \"lazy_developer\"\nprefix = \"LAZY\"\ndescription = \"mine\"\nprompt = \"p\"\n\n";
+        let load = |body: String| {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("mine.toml"), format!("{head}{body}")).unwrap();
+            Catalog::load(Some(dir.path()), None).map(|c| {
+                c.persona("lazy_developer").unwrap().rules[0]
+                    .def
+                    .yields_to
+                    .clone()
+            })
+        };
+        let ok = load(rule("broad", "\"narrow\"") + &rule("narrow", ""));
+        assert_eq!(ok.unwrap(), vec!["narrow".to_string()]);
+        for bad in [rule("broad", "\"missing\""), rule("broad", "\"broad\"")] {
+            let err = load(bad).unwrap_err().to_string();
+            assert!(err.contains("yields_to"), "{err}");
+            assert!(err.contains("mine.toml"), "{err}");
+        }
+    }
 }

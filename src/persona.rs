@@ -79,6 +79,18 @@ impl Persona {
                 return Err(format!("duplicate rule id `{}`", r.id));
             }
         }
+        for r in &def.rules {
+            if let Some(other) = r
+                .yields_to
+                .iter()
+                .find(|o| !seen.contains(*o) || **o == r.id)
+            {
+                return Err(format!(
+                    "rule `{}`: yields_to names `{other}`, not another rule of this pack",
+                    r.id
+                ));
+            }
+        }
         // Compiling patterns is most of a run's start-up: spread it over cores.
         use rayon::prelude::*;
         let rules = def

@@ -74,6 +74,11 @@ pub struct RuleDef {
     /// rule fires when trigger lines name two different ones.
     #[serde(default)]
     pub distinct: Vec<String>,
+    /// Rules of the same pack that tell this rule's gap more precisely: a
+    /// finding of this rule is not raised where one of theirs cites an
+    /// overlapping line (one gap, one concern).
+    #[serde(default)]
+    pub yields_to: Vec<String>,
 }
 
 /// Built-in checks that need more than a pattern: they compare numbers or

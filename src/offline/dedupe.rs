@@ -7,7 +7,9 @@
 //! details first). It never merges findings of different rules: two rules
 //! on one element are two classes of gap (a public endpoint with no
 //! authentication and no rate limit); nor, unless they name the same
-//! element, findings that name different components.
+//! element, findings that name different components. The one exception
+//! is declared in the packs: a rule that `yields_to` another is not raised
+//! where that rule's finding cites the same lines (`yielded`).
 
 use crate::concern::RawConcern;
 use std::collections::BTreeSet;
@@ -141,9 +143,41 @@ impl Gap {
     }
 }
 
-/// Drops the findings that repeat an earlier gap (see the module doc),
-/// keeping the most confident of each group in its original place.
+/// Which findings yield: their rule yields to another rule (`yields_to`
+/// in its pack, looked up by `yields`) that has a finding on an
+/// overlapping line, which tells the same gap more precisely ("immediate,
+/// unbounded retries" over "retries without backoff").
+fn yielded<'r>(concerns: &[RawConcern], yields: impl Fn(&str) -> &'r [String]) -> Vec<bool> {
+    let overlaps = |a: &RawConcern, b: &RawConcern| match (a.lines, b.lines) {
+        (Some((a0, a1)), Some((b0, b1))) => a0 <= b1 && b0 <= a1,
+        _ => false,
+    };
+    concerns
+        .iter()
+        .map(|c| {
+            let to = c.rule.as_deref().map(&yields).unwrap_or_default();
+            !to.is_empty()
+                && concerns.iter().any(|o| {
+                    o.rule.as_deref().is_some_and(|r| to.iter().any(|t| t == r)) && overlaps(c, o)
+                })
+        })
+        .collect()
+}
+
+/// `one_per_gap_yielding` with no rule yielding to another.
 pub fn one_per_gap(concerns: Vec<RawConcern>) -> Vec<RawConcern> {
+    one_per_gap_yielding(concerns, |_| &[])
+}
+
+/// Drops the findings that repeat an earlier gap (see the module doc),
+/// keeping the most confident of each group in its original place; a
+/// group of which one finding yields to another rule's (see `yielded`)
+/// goes whole: its other tellings are that gap too.
+pub fn one_per_gap_yielding<'r>(
+    concerns: Vec<RawConcern>,
+    yields: impl Fn(&str) -> &'r [String],
+) -> Vec<RawConcern> {
+    let yielded = yielded(&concerns, yields);
     let gaps: Vec<Gap> = concerns.iter().map(Gap::of).collect();
     // Union-find over "is the same gap as": a handful of findings per
     // persona, so the pairwise comparison is cheap.
@@ -167,8 +201,10 @@ pub fn one_per_gap(concerns: Vec<RawConcern>) -> Vec<RawConcern> {
     }
     let rank = |c: &RawConcern| c.confidence.unwrap_or(0.0);
     let mut best: Vec<Option<usize>> = vec![None; concerns.len()];
+    let mut gone = vec![false; concerns.len()];
     for i in 0..concerns.len() {
         let r = root(&mut parent, i);
+        gone[r] |= yielded[i];
         match best[r] {
             Some(b) if rank(&concerns[i]) <= rank(&concerns[b]) => {}
             _ => best[r] = Some(i),
@@ -177,7 +213,10 @@ pub fn one_per_gap(concerns: Vec<RawConcern>) -> Vec<RawConcern> {
     concerns
         .into_iter()
         .enumerate()
-        .filter(|(i, _)| best[root(&mut parent, *i)] == Some(*i))
+        .filter(|(i, _)| {
+            let r = root(&mut parent, *i);
+            best[r] == Some(*i) && !gone[r]
+        })
         .map(|(_, c)| c)
         .collect()
 }
@@ -311,6 +350,43 @@ mod tests {
             ),
         ]);
         assert_eq!(lines(&kept), vec![160, 500, 510]);
+    }
+
+    #[test]
+    fn a_rule_yields_only_where_the_other_cites_the_same_lines() {
+        let to = vec!["retry-storm".to_string()];
+        let yields = |id: &str| -> &[String] { if id == "retry-backoff" { &to } else { &[] } };
+        let mut wide = raw("retry-storm", "retries forever", 18, 0.75);
+        wide.lines = Some((16, 18));
+        let mut told_again = raw("retry-backoff", "retried at once", 90, 0.75);
+        told_again.section = Some("Risks".to_string());
+        let mut first = raw("retry-backoff", "retried at once", 17, 0.75);
+        first.section = Some("Design".to_string());
+        let kept = one_per_gap_yielding(
+            vec![
+                first,
+                wide,
+                raw("retry-backoff", "re-sent", 40, 0.75),
+                raw("missing-timeout", "calls", 17, 0.75),
+                told_again,
+            ],
+            yields,
+        );
+        // The finding inside the other rule's lines goes, and so does its
+        // element told again elsewhere; another element and another rule's
+        // finding on the same line stay.
+        let rules: Vec<(&str, usize)> = kept
+            .iter()
+            .map(|c| (c.rule.as_deref().unwrap(), c.lines.unwrap().0))
+            .collect();
+        assert_eq!(
+            rules,
+            vec![
+                ("retry-storm", 16),
+                ("retry-backoff", 40),
+                ("missing-timeout", 17)
+            ]
+        );
     }
 
     #[test]

@@ -65,7 +65,13 @@ impl Attacker for OfflineAttacker {
             .zip(found)
             .map(|(p, c)| {
                 let raised = attacker::attack_with(spec, p, c);
-                RoleResult::ok(dedupe::one_per_gap(raised), usage())
+                let yields = |id: &str| {
+                    p.rules
+                        .iter()
+                        .find(|r| r.id() == id)
+                        .map_or(&[][..], |r| &r.def.yields_to[..])
+                };
+                RoleResult::ok(dedupe::one_per_gap_yielding(raised, yields), usage())
             })
             .collect();
         futures::future::ready(out).boxed()
