@@ -318,6 +318,33 @@ mod tests {
         assert_eq!(embedded_needs(&["zzz-not-a-trigger".to_string()]), None);
     }
 
+    /// Bit 63 of a candidate mask stands for pattern 63 and every later
+    /// one (as the prefilter sets it): a rule with more patterns reads only
+    /// those a line can meet, not its whole list.
+    #[test]
+    fn a_rule_with_more_than_64_patterns_reads_only_the_patterns_a_line_meets() {
+        let triggers: Vec<String> = (0..70).map(|i| format!("'\\bword{i}x\\b'")).collect();
+        let def: RuleDef = toml::from_str(&format!(
+            "id = \"many\"\ntitle = \"t\"\nseverity = \"low\"\ntriggers = [{}]\nmissing = \"m\"\nimpact = \"i\"\n",
+            triggers.join(", ")
+        ))
+        .unwrap();
+        let rule = Rule::compile(def).unwrap();
+        let reads = |mask: u64, text: &str| {
+            let some = rule.triggers_for(mask);
+            assert!(matches!(some, Triggers::Subset(_)));
+            some.iter().any(|r| r.is_match(text.as_bytes()))
+        };
+        assert!(reads(1 << 1, "word1x") && !reads(1 << 1, "word0x"));
+        assert!(reads(1 << 63, "word63x") && reads(1 << 63, "word69x"));
+        assert!(!reads(1 << 63, "word62x"));
+        assert!(!rule.triggers.is_compiled(), "only subsets were compiled");
+        // The forward-only check before compiling reads the same subsets.
+        let gate = Rule::compile(rule.def.clone()).unwrap();
+        assert!(gate.triggers_match_any(1 << 63, std::iter::once(&b"word69x"[..])));
+        assert!(!gate.triggers_match_any(1 << 1, std::iter::once(&b"word69x"[..])));
+    }
+
     #[test]
     fn a_pattern_too_large_to_compile_is_reported_at_load() {
         let def: RuleDef = toml::from_str(
@@ -880,12 +907,12 @@ impl Rule {
     }
 
     /// The trigger regexes for lines where only the patterns in `mask`
-    /// (bit `p`: pattern `p`) can match, the others' needs being unmet
-    /// there (`trigger_needs`): the same matches on those lines as the
-    /// whole list, since an alternative that cannot match anywhere in a
-    /// line never wins, from a regex that parses and compiles only those
-    /// patterns. The whole list when `mask` holds all of them, when it is
-    /// already compiled, or when the rule has more than 64 patterns.
+    /// (see `subset_mask`) can match, the others' needs being unmet there
+    /// (`trigger_needs`): the same matches on those lines as the whole
+    /// list, since an alternative that cannot match anywhere in a line
+    /// never wins, from a regex that parses and compiles only those
+    /// patterns. The whole list when `mask` holds all of them or when it
+    /// is already compiled.
     pub fn triggers_for(&self, mask: u64) -> Triggers<'_> {
         let Some(mask) = self
             .subset_mask(mask)
@@ -916,13 +943,16 @@ impl Rule {
         }
     }
 
-    /// `mask` (bit `p`: trigger pattern `p`) limited to the rule's
-    /// patterns, or `None` when it holds all of them or the rule has more
-    /// than 64 (then the whole list is read).
+    /// `mask` limited to the rule's patterns, or `None` when it holds all
+    /// of them (then the whole list is read). Bit `p` stands for trigger
+    /// pattern `p`, and bit 63 for pattern 63 and every later one, as the
+    /// prefilter sets them (`Candidates::patterns`): a rule with more than
+    /// 64 patterns reads only those its lines can meet (all from the 64th
+    /// on when one of them can), where it used to parse its whole list.
     fn subset_mask(&self, mask: u64) -> Option<u64> {
         let n = self.def.triggers.len();
         let all = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
-        (n <= 64 && mask & all != all).then_some(mask & all)
+        (mask & all != all).then_some(mask & all)
     }
 
     /// The trigger patterns of a `subset_mask` (`None`: all of them).
@@ -931,7 +961,7 @@ impl Rule {
             .triggers
             .iter()
             .enumerate()
-            .filter(move |(p, _)| subset.is_none_or(|m| m & (1 << p) != 0))
+            .filter(move |(p, _)| subset.is_none_or(|m| m & (1 << (*p).min(63)) != 0))
             .map(|(_, t)| t.as_str())
     }
 

@@ -53,8 +53,8 @@ struct Slot {
 pub struct Candidates {
     /// The lines (indices, ascending) that meet one of the patterns.
     pub lines: Vec<usize>,
-    /// Bit `p`: some line meets pattern `p` (all bits from the 64th
-    /// pattern on); the others can match on none of the lines
+    /// Bit `p`: some line meets pattern `p` (bit 63: pattern 63 or a
+    /// later one); the others can match on none of the lines
     /// (`Rule::triggers_for`).
     pub patterns: u64,
 }
