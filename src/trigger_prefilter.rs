@@ -347,7 +347,7 @@ impl SharedPrefilter {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::catalog::Catalog;
     use proptest::prelude::*;
@@ -444,7 +444,7 @@ mod tests {
 
     /// The rule test specs (written to fire each rule) and the examples,
     /// in name order.
-    fn rule_specs_and_examples() -> Vec<String> {
+    pub(crate) fn rule_specs_and_examples() -> Vec<String> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut paths: Vec<_> = ["tests/rules", "examples"]
             .iter()

@@ -124,7 +124,7 @@ pub fn goal_line(spec: &Spec, rule: &Rule) -> Option<usize> {
         .find(|l| {
             spec.sections[l.section].role.states_goals()
                 && !matches!(l.kind, LineKind::Heading | LineKind::Blank)
-                && rule.goals.iter().any(|g| g.is_match(l.lower.as_bytes()))
+                && rule.goals.is_match(l.lower.as_bytes())
         })
         .map(|l| l.number)
 }
@@ -185,11 +185,8 @@ fn design_hits_in<'s>(
         };
         if !rule.near.is_empty() {
             let near = *near_blocks.entry(line.block).or_insert_with(|| {
-                spec.block_lines(line.number).any(|n| {
-                    rule.near
-                        .iter()
-                        .any(|r| r.is_match(spec.lines[n - 1].lower.as_bytes()))
-                })
+                spec.block_lines(line.number)
+                    .any(|n| rule.near.is_match(spec.lines[n - 1].lower.as_bytes()))
             });
             if !near {
                 continue;
@@ -334,12 +331,13 @@ pub fn attack_rule(spec: &Spec, rule: &Rule) -> Vec<RawConcern> {
 /// `design_hits`).
 fn attack_rule_on(spec: &Spec, rule: &Rule, candidates: Option<&Candidates>) -> Vec<RawConcern> {
     let mut out = Vec::new();
-    if !rule.requires.is_empty()
-        && !rule
-            .requires
-            .iter()
-            .any(|r| r.is_match(spec.lower.as_bytes()))
-    {
+    // No line holds the words of a trigger pattern: nothing can fire
+    // (`design_hits`), so the document is not searched for the rule's
+    // `requires` and goals, which cost more than the rest of such a rule.
+    if rule.def.check.is_none() && candidates.is_some_and(|c| c.lines.is_empty()) {
+        return out;
+    }
+    if !rule.requires.is_empty() && !rule.requires.is_match(spec.lower.as_bytes()) {
         return out;
     }
     let goal = if rule.goals.is_empty() {
@@ -743,6 +741,41 @@ mod tests {
     fn hit_lines(doc: &str, rule: &Rule) -> Vec<usize> {
         let spec = Spec::parse(None, doc.to_string());
         trigger_hits(&spec, rule).into_iter().map(|h| h.0).collect()
+    }
+
+    /// A rule whose trigger words are on no line raises nothing, so the
+    /// document is not searched for its `requires`: the list is never
+    /// compiled, though the document holds its word.
+    #[test]
+    fn a_rule_with_no_candidate_line_never_reads_its_requires() {
+        let def: crate::persona::PersonaDef = toml::from_str(
+            r#"
+name = "p"
+prefix = "P"
+description = "d"
+prompt = "p"
+[[rules]]
+id = "r"
+title = "t"
+severity = "low"
+triggers = ['\bqueue\b']
+requires = ['\b(?:kafka|rabbitmq)\b']
+missing = "m"
+impact = "i"
+"#,
+        )
+        .unwrap();
+        let persona = Persona::from_def(def, crate::rule::Origin::User).unwrap();
+        let spec = |design: &str| Spec::parse(None, format!("# S\n\n## Design\n\n{design}\n"));
+        assert!(attack(&spec("Events go through Kafka."), &persona).is_empty());
+        assert!(!persona.rules[0].requires.is_compiled());
+        // With a trigger line, the requires decides.
+        assert!(attack(&spec("Events go through a queue."), &persona).is_empty());
+        assert_eq!(
+            attack(&spec("Events go through a Kafka queue."), &persona).len(),
+            1
+        );
+        assert!(persona.rules[0].requires.is_compiled());
     }
 
     #[test]

@@ -31,7 +31,7 @@ pub struct Need {
 }
 
 impl Need {
-    /// An entry of the generated table (`trigger_literal_table.rs`).
+    /// An entry of the generated table (`literal_table.rs`).
     pub(crate) const fn embedded(
         pattern: u16,
         group: u16,
@@ -45,6 +45,29 @@ impl Need {
             word_start,
         }
     }
+}
+
+impl Need {
+    /// Whether `text` holds the literal, at a word start where it must.
+    fn holds_in(&self, text: &[u8]) -> bool {
+        memchr::memmem::find_iter(text, &self.bytes[..])
+            .any(|s| !self.word_start || s == 0 || !is_word_byte(text[s - 1]))
+    }
+}
+
+/// Whether `text` meets the needs of one of the patterns (sorted by
+/// pattern and group, as `needs_of` gives them): `false` means no pattern
+/// can match anywhere in `text`. Each literal is looked for on its own
+/// (`memchr::memmem`, fast on a whole document): for a list asked about a
+/// few texts, far cheaper than compiling it. The same answer as `meets`.
+pub fn met_in(needs: &[Need], text: &[u8]) -> bool {
+    needs
+        .chunk_by(|a, b| a.pattern == b.pattern)
+        .any(|pattern| {
+            pattern
+                .chunk_by(|a, b| a.group == b.group)
+                .all(|group| group.iter().any(|n| n.holds_in(text)))
+        })
 }
 
 /// An ASCII word byte, as `\b` reads them with Unicode off.
@@ -251,6 +274,54 @@ mod tests {
         assert_eq!(needs_of(&hirs), None);
         let optional: Vec<Hir> = vec![super::super::parse("a?").unwrap()];
         assert_eq!(needs_of(&optional), None);
+    }
+
+    /// `met_in` (one literal search at a time) answers as the reference
+    /// `meets` on every text made of up to three of these pieces: words a
+    /// pattern needs, inside other words, repeated, in either order.
+    #[test]
+    fn met_in_answers_as_the_reference() {
+        let lists = [
+            needs(&[r"\bretr(?:y|ies)\b(?:[^.]|\.\w)*\b(?:publish|emits?)\b"]),
+            needs(&[r"\bapi\b", r"\w+ queue\b", r"\bdead[- ]letter"]),
+            needs(&[r"\w+_at\s*(?:<=|>=)\s*\w+"]),
+        ];
+        let pieces = [
+            "",
+            "retry",
+            "xretry",
+            "retries",
+            " ",
+            "emit",
+            "publish",
+            "api",
+            "rapid",
+            " queue",
+            "dead-letter",
+            "deadletter",
+            "x_at <= y",
+            "a_at < b",
+            ".",
+        ];
+        let mut checked = 0;
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    let text = format!("{a}{b} {c}{b}");
+                    for n in &lists {
+                        assert_eq!(
+                            met_in(n, text.as_bytes()),
+                            meets(n, text.as_bytes()),
+                            "{text:?}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+        // Met only by its second occurrence, the first being inside a word.
+        assert!(met_in(&lists[0], b"xretry, retry and emit"));
     }
 
     #[test]
