@@ -297,9 +297,23 @@ fn rule_view(spec: &Spec, adversary: &str, rule: &Rule, verdict: &Verdict) -> Ru
             let raised = concerns
                 .iter()
                 .find(|c| c.lines.is_some_and(|(a, b)| n >= a && n <= b));
-            let result = match raised {
-                Some(c) => format!("raised as {} ({})", c.id, c.status.as_str()),
-                None => match attacker::held_back_by(spec, rule, n, n)
+            // A rule that yields to another (`yields_to`) is not raised
+            // where that rule's concern covers the line.
+            let yielded_to = verdict.concerns.iter().find(|c| {
+                c.adversary == adversary
+                    && c.rule
+                        .as_deref()
+                        .is_some_and(|r| rule.def.yields_to.iter().any(|y| y == r))
+                    && c.lines.is_some_and(|(a, b)| n >= a && n <= b)
+            });
+            let result = match (raised, yielded_to) {
+                (Some(c), _) => format!("raised as {} ({})", c.id, c.status.as_str()),
+                (None, Some(c)) => format!(
+                    "not raised: {} (`{}`) tells the same gap on these lines (`yields_to`)",
+                    c.id,
+                    c.rule.as_deref().unwrap_or_default()
+                ),
+                (None, None) => match attacker::held_back_by(spec, rule, n, n)
                     .or_else(|| {
                         // Hits close together are judged as one finding.
                         let (a, b) = attacker::cluster_of(spec, rule, n);

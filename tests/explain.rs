@@ -166,6 +166,29 @@ fn explain_json_and_rule_mode() {
 }
 
 #[test]
+fn explain_says_when_a_rule_yields_to_a_more_precise_one() {
+    // `retry-backoff` yields to `retry-storm` (its pack's `yields_to`): on a
+    // sentence of immediate, endless retries only the storm is raised, and
+    // explaining the other rule names the concern that took its place.
+    let spec = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/rules/retry-backoff-yields-to-storm.trap.md");
+    let out = gauntlet(&[
+        "explain",
+        "retry-backoff",
+        spec.to_str().unwrap(),
+        "--format",
+        "json",
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let e: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let result = e["hits"][0]["result"].as_str().unwrap();
+    assert!(result.starts_with("not raised: BURN-"), "{result}");
+    assert!(result.contains("`retry-storm`"), "{result}");
+    assert!(result.contains("yields_to"), "{result}");
+}
+
+#[test]
 fn explain_unknown_id_is_a_usage_error() {
     let spec = fixture("on-topic-evidence.md");
     let out = gauntlet(&["explain", "NOPE-123", spec.to_str().unwrap(), "-q"]);
