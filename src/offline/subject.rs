@@ -338,8 +338,8 @@ const EDGE: &[char] = &[',', '.', ';', ':', '-', '*', '|', '"', '\''];
 
 /// Words that open a new clause, in lower case as prose writes them: a
 /// subject cut right after one ("its own Kafka cluster, which") ends before
-/// it. Only for trimming the end: unlike
-/// `DANGLING`, they never ask `clean` for more words.
+/// it. Only for trimming the end: unlike `DANGLING`, they never ask
+/// `clean` for more words.
 const CLAUSE_OPENERS: &[&str] = &[
     "which", "whereas", "whose", "who", "where", "while", "but", "because", "although", "though",
     "unless",
@@ -594,8 +594,9 @@ mod tests {
         // A pair around the whole subject goes; an unbalanced one goes too.
         assert_eq!(tidy("(the audit sink)"), "the audit sink");
         assert_eq!(tidy("quota (per tenant"), "quota per tenant");
-        // A cut after a comma and a clause opener ends before them, and
-        // a removed URL leaves no double space.
+        // A cut after a comma and a clause opener ends before them ("once"
+        // is not one: it also ends a phrase, "cached once"), and a removed
+        // URL leaves no double space.
         assert_eq!(
             tidy("each replica reads its own regional queue, which"),
             "each replica reads its own regional queue"
