@@ -31,6 +31,20 @@ fn verdict(name: &str) -> Value {
     serde_json::from_slice(&out.stdout).expect("JSON verdict")
 }
 
+/// `gauntlet explain ID SPEC --format json`, which must exit 0.
+fn explain_json(id: &str, spec: &std::path::Path) -> Value {
+    let out = gauntlet(&[
+        "explain",
+        id,
+        spec.to_str().unwrap(),
+        "--format",
+        "json",
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    serde_json::from_slice(&out.stdout).expect("JSON explanation")
+}
+
 fn concern<'a>(v: &'a Value, rule: &str) -> &'a Value {
     v["concerns"]
         .as_array()
@@ -114,17 +128,7 @@ fn explain_shows_rule_evidence_per_evaluator_and_outcome() {
 
 #[test]
 fn explain_json_and_rule_mode() {
-    let spec = fixture("off-topic-evidence.md");
-    let out = gauntlet(&[
-        "explain",
-        "missing-timeout",
-        spec.to_str().unwrap(),
-        "--format",
-        "json",
-        "-q",
-    ]);
-    assert_eq!(out.status.code(), Some(0));
-    let e: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e = explain_json("missing-timeout", &fixture("off-topic-evidence.md"));
     assert_eq!(e["kind"], "rule");
     assert_eq!(e["hits"][0]["line"], 7);
     assert!(
@@ -139,16 +143,7 @@ fn explain_json_and_rule_mode() {
         .as_str()
         .unwrap()
         .to_string();
-    let spec = fixture("on-topic-evidence.md");
-    let out = gauntlet(&[
-        "explain",
-        &id,
-        spec.to_str().unwrap(),
-        "--format",
-        "json",
-        "-q",
-    ]);
-    let e: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e = explain_json(&id, &fixture("on-topic-evidence.md"));
     assert_eq!(e["kind"], "concern");
     assert_eq!(e["status"], "dismissed");
     let evaluators = e["evaluators"].as_array().unwrap();
@@ -172,16 +167,7 @@ fn explain_says_when_a_rule_yields_to_a_more_precise_one() {
     // explaining the other rule names the concern that took its place.
     let spec = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/rules/retry-backoff-yields-to-storm.trap.md");
-    let out = gauntlet(&[
-        "explain",
-        "retry-backoff",
-        spec.to_str().unwrap(),
-        "--format",
-        "json",
-        "-q",
-    ]);
-    assert_eq!(out.status.code(), Some(0));
-    let e: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e = explain_json("retry-backoff", &spec);
     let result = e["hits"][0]["result"].as_str().unwrap();
     assert!(result.starts_with("not raised: BURN-"), "{result}");
     assert!(result.contains("`retry-storm`"), "{result}");

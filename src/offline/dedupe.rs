@@ -164,16 +164,11 @@ fn yielded<'r>(concerns: &[RawConcern], yields: impl Fn(&str) -> &'r [String]) -
         .collect()
 }
 
-/// `one_per_gap_yielding` with no rule yielding to another.
-pub fn one_per_gap(concerns: Vec<RawConcern>) -> Vec<RawConcern> {
-    one_per_gap_yielding(concerns, |_| &[])
-}
-
 /// Drops the findings that repeat an earlier gap (see the module doc),
 /// keeping the most confident of each group in its original place; a
 /// group of which one finding yields to another rule's (see `yielded`)
 /// goes whole: its other tellings are that gap too.
-pub fn one_per_gap_yielding<'r>(
+pub fn one_per_gap<'r>(
     concerns: Vec<RawConcern>,
     yields: impl Fn(&str) -> &'r [String],
 ) -> Vec<RawConcern> {
@@ -239,13 +234,18 @@ mod tests {
         }
     }
 
+    /// `one_per_gap` with no rule yielding to another.
+    fn alone(concerns: Vec<RawConcern>) -> Vec<RawConcern> {
+        one_per_gap(concerns, |_| &[])
+    }
+
     fn lines(kept: &[RawConcern]) -> Vec<usize> {
         kept.iter().map(|c| c.lines.unwrap().0).collect()
     }
 
     #[test]
     fn the_same_element_of_one_rule_is_one_gap() {
-        let kept = one_per_gap(vec![
+        let kept = alone(vec![
             raw("no-alerting", "sidecar", 40, 0.6),
             raw("no-alerting", "sidecars", 90, 0.75),
             raw("no-alerting", "sidecar", 120, 0.75),
@@ -264,7 +264,7 @@ mod tests {
             c.section = Some(section.to_string());
             c
         };
-        let kept = one_per_gap(vec![
+        let kept = alone(vec![
             in_section("calls", 10, "Design"),
             in_section("waits for the response", 30, "Design"),
             in_section("requests to the API", 60, "Risks"),
@@ -289,15 +289,15 @@ mod tests {
         // The same element word is one gap; another component in the same
         // section is another.
         assert_eq!(
-            lines(&one_per_gap(vec![stripe.clone(), twilio.clone()])),
+            lines(&alone(vec![stripe.clone(), twilio.clone()])),
             vec![10]
         );
-        assert_eq!(lines(&one_per_gap(vec![stripe, other])), vec![10, 30]);
+        assert_eq!(lines(&alone(vec![stripe, other])), vec![10, 30]);
     }
 
     #[test]
     fn one_element_told_in_other_words_is_one_gap() {
-        let kept = one_per_gap(vec![
+        let kept = alone(vec![
             raw(
                 "missing-timeout",
                 "waits for the async API calls to finish",
@@ -338,7 +338,7 @@ mod tests {
 
     #[test]
     fn a_call_and_a_request_are_one_word() {
-        let kept = one_per_gap(vec![
+        let kept = alone(vec![
             raw("missing-timeout", "makes discovery calls to", 160, 0.75),
             raw("missing-timeout", "makes a discovery request to", 310, 0.75),
             raw("missing-timeout", "calls the billing API", 500, 0.75),
@@ -362,7 +362,7 @@ mod tests {
         told_again.section = Some("Risks".to_string());
         let mut first = raw("retry-backoff", "retried at once", 17, 0.75);
         first.section = Some("Design".to_string());
-        let kept = one_per_gap_yielding(
+        let kept = one_per_gap(
             vec![
                 first,
                 wide,
@@ -391,7 +391,7 @@ mod tests {
 
     #[test]
     fn two_rules_on_one_element_are_two_gaps() {
-        let kept = one_per_gap(vec![
+        let kept = alone(vec![
             raw("missing-authn", "public endpoint", 50, 0.75),
             raw("rate-limit", "public endpoint", 50, 0.75),
         ]);

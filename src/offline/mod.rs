@@ -71,7 +71,7 @@ impl Attacker for OfflineAttacker {
                         .find(|r| r.id() == id)
                         .map_or(&[][..], |r| &r.def.yields_to[..])
                 };
-                RoleResult::ok(dedupe::one_per_gap_yielding(raised, yields), usage())
+                RoleResult::ok(dedupe::one_per_gap(raised, yields), usage())
             })
             .collect();
         futures::future::ready(out).boxed()
