@@ -4,9 +4,9 @@
 
 use gauntlet::provider::cli::CliProvider;
 use gauntlet::provider::{CompletionRequest, ModelName, Provider, ProviderError};
-use std::os::unix::fs::PermissionsExt;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 const SPEC: &str =
@@ -19,10 +19,29 @@ const VOTES_AWK: &str = r#"awk -v pat="$1" '
 /^Title: / && id != "" { d = "dismiss"; if (pat != "" && $0 ~ pat) d = "accept";
   printf "%s{\\\"id\\\": \\\"%s\\\", \\\"decision\\\": \\\"%s\\\", \\\"reasoning\\\": \\\"see line 5\\\", \\\"cites\\\": [5]}", sep, id, d; sep=", "; id="" }'"#;
 
+/// Writes an executable script through a short-lived `sh`, so this process
+/// never holds the file open for writing. Tests run on parallel threads: a
+/// fork on another thread while our write descriptor is open gives the child
+/// a copy until it execs, and running the script in that window fails with
+/// "text file busy" (ETXTBSY), which made the timeout test flaky.
 fn write_script(dir: &Path, name: &str, body: &str) -> PathBuf {
     let p = dir.join(name);
-    std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
-    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut sh = Command::new("sh")
+        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
+        .arg(&p)
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = sh.stdin.take().unwrap();
+    stdin
+        .write_all(format!("#!/bin/sh\n{body}\n").as_bytes())
+        .unwrap();
+    drop(stdin);
+    assert!(
+        sh.wait().unwrap().success(),
+        "could not write {}",
+        p.display()
+    );
     p
 }
 
