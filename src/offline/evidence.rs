@@ -157,9 +157,12 @@ pub fn wrapped_clause(spec: &Spec, n: usize, own: &str, range: Range<usize>) -> 
     if before.is_none() && after.is_none() {
         return None;
     }
+    // The line's own indent (a list item's continuation) would put several
+    // spaces where the break was, and a pattern's single space would miss.
     Some(format!(
-        "{} {own} {}",
+        "{} {} {}",
         before.unwrap_or_default().trim(),
+        own.trim(),
         after.unwrap_or_default()
     ))
 }
@@ -568,6 +571,17 @@ mod tests {
         // Another list item or a finished sentence is not the same clause.
         assert_eq!(clause(10, "sends requests to"), None);
         assert_eq!(clause(13, "sends requests to"), None);
+        // A list item's indented continuation joins with one space.
+        let item = Spec::parse(
+            None,
+            "# D\n\n- a chart of the time spent across upload\n  retries.\n".to_string(),
+        );
+        let own = &item.lines[3].design;
+        let at = own.find("retries").expect("word on the line");
+        assert_eq!(
+            wrapped_clause(&item, 4, own, at..at + "retries".len()).as_deref(),
+            Some("- a chart of the time spent across upload retries. ")
+        );
     }
 
     #[test]
