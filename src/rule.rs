@@ -34,6 +34,11 @@ pub struct RuleDef {
     pub id: String,
     /// One-line title; `{subject}` is replaced by what the trigger matched.
     pub title: String,
+    /// The title when the matched text is not a route, path or code span
+    /// ("without sign-in", "public route"), for a `title` that uses the
+    /// subject as its grammatical subject ("{subject} has no ...").
+    #[serde(default)]
+    pub title_unnamed: Option<String>,
     pub severity: Severity,
     /// Patterns (case-insensitive regex) that find the design element.
     pub triggers: Vec<String>,

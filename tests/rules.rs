@@ -193,7 +193,8 @@ fn every_rule_catches_its_gap_and_spares_its_mitigated_twin() {
 
 /// What is wrong with a title cut from the spec's text, if anything: a
 /// parenthesis or code span the cut left open, a double space where text
-/// was removed, an HTTP method without its path.
+/// was removed, an HTTP method without its path, a phrase where the
+/// template wants a noun.
 fn garbled(title: &str) -> Option<&'static str> {
     let mut depth = 0i32;
     for ch in title.chars() {
@@ -214,6 +215,12 @@ fn garbled(title: &str) -> Option<&'static str> {
     }
     if title.contains("  ") {
         return Some("has a double space");
+    }
+    // A template that opens with the subject needs a noun there, not a
+    // phrase such as "without sign-in" or an adjective.
+    let first = title.split_whitespace().next().unwrap_or_default();
+    if ["Without", "With", "Unauthenticated", "That", "Which"].contains(&first) {
+        return Some("opens with a word that cannot be its subject");
     }
     let words: Vec<&str> = title.split_whitespace().collect();
     for (i, w) in words.iter().enumerate() {

@@ -600,7 +600,13 @@ fn concern_for(
     } else {
         what
     };
-    let title = subject::capitalise(&rule.def.title.replace("{subject}", &what));
+    // A route, a path or a code span can lead a sentence; a phrase such as
+    // "without sign-in" cannot, so it takes the rule's other form.
+    let template = match &rule.def.title_unnamed {
+        Some(t) if !names_itself(&what) => t,
+        _ => &rule.def.title,
+    };
+    let title = subject::capitalise(&template.replace("{subject}", &what));
     let where_ = if first == last {
         format!("Line {first}")
     } else {
@@ -672,6 +678,16 @@ pub(crate) fn excerpt(text: &str) -> String {
     }
 }
 
+/// Does a title's subject name a thing by itself: a route
+/// (`POST /orders`), a path or a code span?
+fn names_itself(what: &str) -> bool {
+    let first = what.split_whitespace().next().unwrap_or_default();
+    what.starts_with(['`', '/'])
+        || (first.len() >= 3
+            && first.chars().all(|c| c.is_ascii_uppercase())
+            && what[first.len()..].trim_start().starts_with('/'))
+}
+
 /// Is line `n` relevant evidence for a concern with these lines and subject?
 /// It is when it sits in the same block as the concern, or within two lines
 /// of it, or names the concern's components (or, when the concern names no
@@ -718,6 +734,27 @@ pub fn relevant(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn routes_paths_and_code_spans_name_themselves() {
+        for named in [
+            "POST /api/invites",
+            "DELETE /a/{id}",
+            "`/healthz`",
+            "/metrics",
+        ] {
+            assert!(names_itself(named), "{named}");
+        }
+        for unnamed in [
+            "without sign-in",
+            "Unauthenticated",
+            "public route",
+            "POST",
+            "endpoint, /x",
+        ] {
+            assert!(!names_itself(unnamed), "{unnamed}");
+        }
+    }
 
     #[test]
     fn background_and_goal_sections_do_not_trigger() {
