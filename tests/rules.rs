@@ -226,7 +226,10 @@ fn garbled(title: &str) -> Option<&'static str> {
     for (i, w) in words.iter().enumerate() {
         let method = w.trim_matches(|c: char| !c.is_ascii_alphabetic());
         if ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(&method)
-            && !words.get(i + 1).is_some_and(|next| next.starts_with('/'))
+            && !words.get(i + 1).is_some_and(|next| {
+                // "POST requests to the vendor" names the method as a kind.
+                next.starts_with('/') || ["request", "requests", "call", "calls"].contains(next)
+            })
         {
             return Some("names an HTTP method without its path");
         }
