@@ -309,7 +309,8 @@ fn section_role(heading: &str) -> SectionRole {
 }
 
 /// Words that, after "future", make a heading a list of what is not built
-/// yet ("Future Work", "Possible future extensions"); "Future state" or
+/// yet ("Future Work", "Possible future extensions", "Future use of the
+/// field"); "Future state" or
 /// "Future architecture" is the proposal itself, "Future-proofing" a goal,
 /// and "Handling future changes" or "future workloads" a design concern.
 const LATER_WORDS: &[&str] = &[
@@ -326,6 +327,8 @@ const LATER_WORDS: &[&str] = &[
     "idea",
     "iteration",
     "test",
+    "use",
+    "usage",
 ];
 
 /// A heading for later work: "future" followed by one of `LATER_WORDS` as
@@ -871,7 +874,7 @@ mod tests {
 
     #[test]
     fn future_work_graduation_criteria_and_risks_are_not_the_design() {
-        let doc = "# T\n\n## Graduation Criteria\n\n### Alpha -> Beta Graduation\n\nx\n\n## Future Enhancements\n\ny\n\n## Possible future extensions\n\nz\n\n## Future state\n\nw\n\n## Graduation tracking\n\nv\n\n## Future-proofing\n\nu\n\n## Scheduling future workloads\n\nt\n\n## Graduation requirements\n\nr\n\n## 7. Risks and Mitigations\n\nq\n\n## Risk scoring\n\np\n";
+        let doc = "# T\n\n## Graduation Criteria\n\n### Alpha -> Beta Graduation\n\nx\n\n## Future Enhancements\n\ny\n\n## Possible future extensions\n\nz\n\n## Future state\n\nw\n\n## Graduation tracking\n\nv\n\n## Future-proofing\n\nu\n\n## Scheduling future workloads\n\nt\n\n## Graduation requirements\n\nr\n\n## 7. Risks and Mitigations\n\nq\n\n## Risk scoring\n\np\n\n## Future uses of the tag field\n\no\n";
         let s = Spec::parse(None, doc.to_string());
         assert_eq!(s.section_of(7).unwrap().role, SectionRole::Process);
         assert_eq!(s.section_of(11).unwrap().role, SectionRole::OpenQuestions);
@@ -885,6 +888,8 @@ mod tests {
         assert!(s.section_of(35).unwrap().role.states_design());
         assert_eq!(s.section_of(39).unwrap().role, SectionRole::Process);
         assert_eq!(s.section_of(43).unwrap().role, SectionRole::Normal);
+        // Uses a field may get one day are not what is built.
+        assert_eq!(s.section_of(47).unwrap().role, SectionRole::OpenQuestions);
     }
 
     #[test]
