@@ -36,6 +36,7 @@ use crate::rule::Rule;
 use crate::spec::{LineKind, SectionRole, Spec};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
+use std::sync::LazyLock;
 use std::sync::{Arc, Mutex, OnceLock};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -214,9 +215,11 @@ fn compute_concern_stems(spec: &Spec, concern: &Concern) -> HashSet<String> {
 }
 
 /// Is line `n` part of a config file or code example (a struct, a YAML
-/// block), where a `timeout` field is a stated setting? Requests, shell
-/// sessions and unlabelled blocks are not: "Authorization: Bearer" in an
-/// HTTP example is not an authorization check.
+/// block), where a `timeout` field is a stated setting? Requests and shell
+/// sessions are not: "Authorization: Bearer" in an HTTP example is not an
+/// authorization check. A block is read by its info string when that names
+/// a config or programming language, else by its content (`key: value`
+/// lines, see `reads_as_config`).
 fn is_config_example(spec: &Spec, n: usize) -> bool {
     const CONFIG: &[&str] = &[
         "yaml",
@@ -260,10 +263,48 @@ fn is_config_example(spec: &Spec, n: usize) -> bool {
     ];
     let line = &spec.lines[n - 1];
     line.kind == LineKind::Code
-        && line
+        && (line
             .code_lang
             .as_deref()
             .is_some_and(|l| CONFIG.contains(&l.to_ascii_lowercase().as_str()))
+            || reads_as_config(spec, n))
+}
+
+/// Lines of a code block read to judge its content (a bound, so a huge
+/// block costs the same as a small one).
+const CONFIG_PROBE_LINES: usize = 40;
+
+/// Does the code block holding line `n` read as configuration whatever its
+/// info string says: most of its first lines are `key: value` or `key =
+/// value` (YAML, TOML, INI, properties), and it is not an HTTP message or a
+/// shell session, whose headers and prompts look alike?
+fn reads_as_config(spec: &Spec, n: usize) -> bool {
+    static KEY_VALUE: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
+        regex::bytes::Regex::new(
+            r#"(?-u)^\s*(?:-\s+)?["']?[A-Za-z_][\w.-]{0,60}["']?\s*(?::(?:\s|$)|=)"#,
+        )
+        .expect("a valid pattern")
+    });
+    static NOT_CONFIG: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
+        regex::bytes::Regex::new(
+            r"(?-u)^\s*(?:(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+\S|HTTP/\d|[$#>%]\s|curl\s)",
+        )
+        .expect("a valid pattern")
+    });
+    let block = spec.block_lines(n);
+    let lines: Vec<&[u8]> = (block.start..block.end)
+        .map(|k| spec.lines[k - 1].text.as_bytes())
+        .filter(|t| {
+            let t = t.trim_ascii_start();
+            !t.is_empty() && !t.starts_with(b"```") && !t.starts_with(b"~~~")
+        })
+        .take(CONFIG_PROBE_LINES)
+        .collect();
+    if lines.len() < 2 || NOT_CONFIG.is_match(lines[0]) {
+        return false;
+    }
+    let keyed = lines.iter().filter(|t| KEY_VALUE.is_match(t)).count();
+    keyed * 5 >= lines.len() * 3
 }
 
 /// Does `matched` sit in the field name of a code line (`timeout: 2s`,
@@ -805,6 +846,26 @@ pub fn vote(spec: &Spec, catalog: &Catalog, standard: Standard, concern: &Concer
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn an_unlabelled_block_counts_as_config_by_its_content() {
+        let doc = "# D\n\n```\nkind: Hook\nspec:\n  timeoutSeconds: 30\n```\n\n```\nPOST /v1/jobs HTTP/1.1\nHost: jobs.example\nTimeout: 30\n```\n\n```\n$ job-cli run --timeout 30\nstarted: job 7\n```\n\n```\nretry the call until it answers\nthen store the result\n```\n\n```text\nname: a\ntimeout: 5\n```\n";
+        let spec = Spec::parse(None, doc.to_string());
+        let at = |needle: &str| {
+            spec.lines
+                .iter()
+                .position(|l| l.text.contains(needle))
+                .expect("line in the doc")
+                + 1
+        };
+        // YAML with no info string, and behind a `text` tag, is config.
+        assert!(is_config_example(&spec, at("timeoutSeconds")));
+        assert!(is_config_example(&spec, at("timeout: 5")));
+        // An HTTP message, a shell session and prose in a fence are not.
+        assert!(!is_config_example(&spec, at("Timeout: 30")));
+        assert!(!is_config_example(&spec, at("job-cli")));
+        assert!(!is_config_example(&spec, at("retry the call")));
+    }
 
     #[test]
     fn a_cell_is_computed_once_however_many_threads_ask() {
