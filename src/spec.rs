@@ -310,9 +310,9 @@ fn section_role(heading: &str) -> SectionRole {
 
 /// Words that, after "future", make a heading a list of what is not built
 /// yet ("Future Work", "Possible future extensions", "Future use of the
-/// field"); "Future state" or
-/// "Future architecture" is the proposal itself, "Future-proofing" a goal,
-/// and "Handling future changes" or "future workloads" a design concern.
+/// field"); "Future state" or "Future architecture" is the proposal itself,
+/// "Future-proofing" a goal, and "Handling future changes" or "future
+/// workloads" a design concern.
 const LATER_WORDS: &[&str] = &[
     "work",
     "enhancement",
