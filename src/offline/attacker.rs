@@ -681,11 +681,12 @@ pub(crate) fn excerpt(text: &str) -> String {
 /// Does a title's subject name a thing by itself: a route
 /// (`POST /orders`), a path or a code span?
 fn names_itself(what: &str) -> bool {
-    let first = what.split_whitespace().next().unwrap_or_default();
-    what.starts_with(['`', '/'])
+    let mut words = what.split_whitespace();
+    let first = words.next().unwrap_or_default();
+    first.starts_with(['`', '/'])
         || (first.len() >= 3
             && first.chars().all(|c| c.is_ascii_uppercase())
-            && what[first.len()..].trim_start().starts_with('/'))
+            && words.next().is_some_and(|w| w.starts_with('/')))
 }
 
 /// Is line `n` relevant evidence for a concern with these lines and subject?
@@ -751,6 +752,7 @@ mod tests {
             "public route",
             "POST",
             "endpoint, /x",
+            "\u{a0}\u{3000}GET without a path",
         ] {
             assert!(!names_itself(unnamed), "{unnamed}");
         }
