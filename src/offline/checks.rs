@@ -93,6 +93,24 @@ static CAPACITY_WORD: AsciiFirst = AsciiFirst::new(
 static PER_ITEM_WORD: AsciiFirst =
     AsciiFirst::new(r"(?i)\b(avg|average|each|per|typical|mean|about|~)");
 
+/// Words next to a size rate that make it a read speed ("a disk with 150
+/// MB/s read throughput", "scans 2 GB/s"): reading fills no storage.
+static READ_SPEED: AsciiFirst =
+    AsciiFirst::new(r"(?i)\b(?:read|reads|reading|scan|scans|scanning)\b");
+
+/// Is the rate at `span` of `text` a read speed (the words within 30 bytes
+/// of it say so)?
+fn is_read_speed(text: &str, span: &std::ops::Range<usize>) -> bool {
+    let lo = (span.start.saturating_sub(30)..=span.start)
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(span.start);
+    let hi = (span.end..=(span.end + 30).min(text.len()))
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(span.end);
+    READ_SPEED.is_match(&text[lo..hi])
+}
+
 /// Stored volume per day against a stated capacity: how many days to fill.
 fn capacity(spec: &Spec) -> Vec<Candidate> {
     let design = |n: usize| {
@@ -108,7 +126,10 @@ fn capacity(spec: &Spec) -> Vec<Candidate> {
     // written next to it (same line or the next).
     let mut volume: Option<(usize, f64, String)> = None;
     for l in spec.lines.iter().filter(|l| design(l.number)) {
-        if let Some(r) = quantity::size_rates_per_day(&l.text).into_iter().next() {
+        if let Some(r) = quantity::size_rates_per_day(&l.text)
+            .into_iter()
+            .find(|r| !is_read_speed(&l.text, &r.span))
+        {
             volume = Some((l.number, r.value, r.text));
             break;
         }
@@ -889,6 +910,13 @@ mod tests {
             "same line is not a separate capacity"
         );
         let s = spec("# S\n\n## Design\n\nWe write 300 GB/day.\nThe disk is 1 TB.\n");
+        assert_eq!(capacity(&s).len(), 1);
+        // A read speed is not a growth rate.
+        let s = spec(
+            "# S\n\n## Design\n\nReloading from a disk with 150 MB/s read throughput takes minutes.\nThe disk is 2 TB.\n",
+        );
+        assert!(capacity(&s).is_empty());
+        let s = spec("# S\n\n## Design\n\nThe job writes 150 MB/s of frames.\nThe disk is 2 TB.\n");
         assert_eq!(capacity(&s).len(), 1);
     }
 
