@@ -110,6 +110,22 @@ mod tests {
     }
 
     #[test]
+    fn administrators_whose_work_gets_easier_are_who_benefits() {
+        let base = "# Certificate renewal\n\n## Design\n\nThe agent renews its certificate before it expires.\n";
+        assert!(missing("who_benefits", base));
+        for answer in [
+            "Renewal is automatic, to make fleet administration manageable.",
+            "Cluster administrators no longer copy certificates by hand.",
+            "This makes the deployers' job simpler.",
+        ] {
+            assert!(
+                !missing("who_benefits", &format!("{base}{answer}\n")),
+                "{answer}"
+            );
+        }
+    }
+
+    #[test]
     fn a_feature_gate_or_a_downgrade_path_answers_the_rollout_question() {
         let base = "# Quota sync\n\n## Design\n\nThe controller copies quotas to every node.\n";
         assert!(rollout_missing(base));
