@@ -603,7 +603,7 @@ fn concern_for(
     // A route, a path or a code span can lead a sentence; a phrase such as
     // "without sign-in" cannot, so it takes the rule's other form.
     let template = match &rule.def.title_unnamed {
-        Some(t) if !names_itself(&what) => t,
+        Some(t) if !subject::names_itself(&what) => t,
         _ => &rule.def.title,
     };
     let title = subject::capitalise(&template.replace("{subject}", &what));
@@ -678,17 +678,6 @@ pub(crate) fn excerpt(text: &str) -> String {
     }
 }
 
-/// Does a title's subject name a thing by itself: a route
-/// (`POST /orders`), a path or a code span?
-fn names_itself(what: &str) -> bool {
-    let mut words = what.split_whitespace();
-    let first = words.next().unwrap_or_default();
-    first.starts_with(['`', '/'])
-        || (first.len() >= 3
-            && first.chars().all(|c| c.is_ascii_uppercase())
-            && words.next().is_some_and(|w| w.starts_with('/')))
-}
-
 /// Is line `n` relevant evidence for a concern with these lines and subject?
 /// It is when it sits in the same block as the concern, or within two lines
 /// of it, or names the concern's components (or, when the concern names no
@@ -735,28 +724,6 @@ pub fn relevant(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn routes_paths_and_code_spans_name_themselves() {
-        for named in [
-            "POST /api/invites",
-            "DELETE /a/{id}",
-            "`/healthz`",
-            "/metrics",
-        ] {
-            assert!(names_itself(named), "{named}");
-        }
-        for unnamed in [
-            "without sign-in",
-            "Unauthenticated",
-            "public route",
-            "POST",
-            "endpoint, /x",
-            "\u{a0}\u{3000}GET without a path",
-        ] {
-            assert!(!names_itself(unnamed), "{unnamed}");
-        }
-    }
 
     #[test]
     fn background_and_goal_sections_do_not_trigger() {

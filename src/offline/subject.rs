@@ -178,6 +178,13 @@ fn mentions(lower: &str, term: &str) -> bool {
 static ROUTE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+/[^\s`'\x22),;|]*").unwrap()
 });
+/// Does a title's subject name a thing by itself: a route (`POST
+/// /orders`), a path or a code span? A phrase ("without sign-in") does not.
+pub fn names_itself(what: &str) -> bool {
+    let what = what.trim_start();
+    what.starts_with(['`', '/']) || ROUTE.find(what).is_some_and(|m| m.start() == 0)
+}
+
 static URL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\b(?:https?|ftp)://\S+|\bwww\.\S+").unwrap());
 static PERCENT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"%[0-9A-Fa-f]{2}").unwrap());
@@ -456,6 +463,28 @@ pub fn capitalise(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn routes_paths_and_code_spans_name_themselves() {
+        for named in [
+            "POST /api/invites",
+            "DELETE /a/{id}",
+            "`/healthz`",
+            "/metrics",
+        ] {
+            assert!(names_itself(named), "{named}");
+        }
+        for unnamed in [
+            "without sign-in",
+            "Unauthenticated",
+            "public route",
+            "POST",
+            "endpoint, /x",
+            "\u{a0}\u{3000}GET without a path",
+        ] {
+            assert!(!names_itself(unnamed), "{unnamed}");
+        }
+    }
 
     #[test]
     fn finds_proper_nouns_identifiers_and_endpoints() {
