@@ -200,6 +200,21 @@ fn a_safeguard_stated_absent_on_the_concerns_line_is_not_answered_elsewhere() {
 }
 
 #[test]
+fn an_absence_stated_by_the_attackers_own_match_is_not_answered_elsewhere() {
+    // "with no end" names no safeguard the lexicon could read as denied,
+    // but the matched text itself says there is no bound: the report
+    // page's timeout in the next paragraph is about another call.
+    let gap = "# Billing\n\n## Design\n\nThe worker polls the Billing API with no end until the invoice settles.\n\nThe report page reads the Billing API cache with a 2 s timeout.\n";
+    assert_stands(&run("burned_oncall", gap));
+    // Its own paragraph still answers it.
+    let own = gap.replace(
+        "settles.\n",
+        "settles.\nThe polling loop stops at a 10 minute timeout.\n",
+    );
+    assert_dismissed_citing(&run("burned_oncall", &own), 6);
+}
+
+#[test]
 fn another_row_of_a_schema_table_is_another_field() {
     let doc = "# Payouts\n\n## Schema\n\n| Column | Type |\n|---|---|\n| id | bigint |\n| amount | double |\n";
     assert_stands(&run("pedantic_nitpicker", doc));

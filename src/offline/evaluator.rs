@@ -648,7 +648,8 @@ pub fn evidence(
         }
     }
     if let Some((a, b)) = concern.lines {
-        own_item_only(spec, (a, b), &mut found);
+        let absent = concern.subject.first().is_some_and(|m| states_absence(m));
+        own_item_only(spec, (a, b), absent, &mut found);
     }
     // One piece of evidence per line: the most affirmative.
     found.sort_by_key(|e| (e.line, e.kind != EvidenceKind::Affirmed));
@@ -667,8 +668,11 @@ pub fn evidence(
 /// - when the concern's own lines say the safeguard is absent ("no login
 ///   needed", "without a timeout"), the design chose that for this item,
 ///   and a safeguard stated elsewhere is about something else; only its
-///   own paragraph can qualify it.
-fn own_item_only(spec: &Spec, (a, b): (usize, usize), found: &mut Vec<Evidence>) {
+///   own paragraph can qualify it. `absent` says the attacker's own match
+///   states the absence (see `states_absence`), which the safeguard
+///   lexicon may not read as a denial ("no login needed" names no
+///   safeguard pattern).
+fn own_item_only(spec: &Spec, (a, b): (usize, usize), absent: bool, found: &mut Vec<Evidence>) {
     let line = |n: usize| &spec.lines[n - 1];
     if a == b && a >= 1 && a <= spec.lines.len() && is_schema_row(spec, a) {
         let block = line(a).block;
@@ -684,13 +688,38 @@ fn own_item_only(spec: &Spec, (a, b): (usize, usize), found: &mut Vec<Evidence>)
         let list = spec.block_lines(a);
         found.retain(|e| !list.contains(&e.line) || item.contains(&e.line));
     }
-    let denied_here = found
-        .iter()
-        .any(|e| e.kind == EvidenceKind::Negated && (a..=b).contains(&e.line));
+    let denied_here = absent
+        || found
+            .iter()
+            .any(|e| e.kind == EvidenceKind::Negated && (a..=b).contains(&e.line));
     if denied_here {
         let own = spec.block_lines(a).start..spec.block_lines(b).end;
         found.retain(|e| e.kind != EvidenceKind::Affirmed || own.contains(&e.line));
     }
+}
+
+/// Whether the text the attacker matched states that something is absent:
+/// "no login needed", "without a timeout", "not signed", "unauthenticated".
+/// The concern is then about a choice the spec made for this item.
+fn states_absence(matched: &str) -> bool {
+    const DENY: &[&str] = &[
+        "no",
+        "without",
+        "not",
+        "never",
+        "none",
+        "unauthenticated",
+        "unauthorized",
+        "unauthorised",
+        "unsigned",
+        "unencrypted",
+        "unverified",
+    ];
+    let lower = matched.to_lowercase();
+    lower.contains("n't")
+        || lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| DENY.contains(&w))
 }
 
 /// The lines of the list item that holds line `n` (its wrapped lines
@@ -864,6 +893,28 @@ mod tests {
         assert!(!is_config_example(&spec, at("Timeout: 30")));
         assert!(!is_config_example(&spec, at("job-cli")));
         assert!(!is_config_example(&spec, at("retry the call")));
+    }
+
+    #[test]
+    fn a_match_that_states_an_absence_is_recognised() {
+        for m in [
+            "no login needed",
+            "without a timeout",
+            "callers aren't checked",
+            "Unauthenticated upload",
+            "tokens never expire",
+        ] {
+            assert!(states_absence(m), "{m}");
+        }
+        // Words that merely contain a denial's letters are not one.
+        for m in [
+            "POST /notes",
+            "known hosts",
+            "retries on timeout",
+            "nothing-else",
+        ] {
+            assert!(!states_absence(m), "{m}");
+        }
     }
 
     #[test]
