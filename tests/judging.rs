@@ -201,10 +201,10 @@ fn a_safeguard_stated_absent_on_the_concerns_line_is_not_answered_elsewhere() {
 
 #[test]
 fn an_absence_stated_by_the_attackers_own_match_is_not_answered_elsewhere() {
-    // "with no end" names no safeguard the lexicon could read as denied,
+    // The lexicon reads no denied timeout in "with no upper bound",
     // but the matched text itself says there is no bound: the report
     // page's timeout in the next paragraph is about another call.
-    let gap = "# Billing\n\n## Design\n\nThe worker polls the Billing API with no end until the invoice settles.\n\nThe report page reads the Billing API cache with a 2 s timeout.\n";
+    let gap = "# Billing\n\n## Design\n\nThe worker polls the Billing API with no upper bound until the invoice settles.\n\nThe report page reads the Billing API cache with a 2 s timeout.\n";
     assert_stands(&run("burned_oncall", gap));
     // Its own paragraph still answers it.
     let own = gap.replace(

@@ -698,28 +698,91 @@ fn own_item_only(spec: &Spec, (a, b): (usize, usize), absent: bool, found: &mut 
     }
 }
 
-/// Whether the text the attacker matched states that something is absent:
-/// "no login needed", "without a timeout", "not signed", "unauthenticated".
-/// The concern is then about a choice the spec made for this item.
+/// Whether the text the attacker matched states that a safeguard is
+/// absent: "no login needed", "without a timeout", "with no upper bound",
+/// "is not signed", "unauthenticated". The concern is then about a choice
+/// the spec made for this item. A denial of something else ("holds no
+/// local copy") is the design element, not the missing safeguard.
 fn states_absence(matched: &str) -> bool {
-    const DENY: &[&str] = &[
-        "no",
-        "without",
-        "not",
-        "never",
-        "none",
+    // Adjectives that deny a safeguard by themselves.
+    const UNGUARDED: &[&str] = &[
         "unauthenticated",
         "unauthorized",
         "unauthorised",
         "unsigned",
         "unencrypted",
         "unverified",
+        "unvalidated",
+        "unchecked",
+        "unbounded",
+        "unlimited",
+        "anonymous",
+        "anonymously",
     ];
-    let lower = matched.to_lowercase();
-    lower.contains("n't")
-        || lower
-            .split(|c: char| !c.is_alphanumeric())
-            .any(|w| DENY.contains(&w))
+    const DENY: &[&str] = &["no", "without", "not", "never", "none"];
+    // What a safeguard is called (word starts): "login", "sign-in",
+    // "signed", "auth...", "timeout", "limit", "bound", "encrypt...".
+    const SAFEGUARD: &[&str] = &[
+        "login",
+        "log",
+        "sign",
+        "auth",
+        "password",
+        "credential",
+        "token",
+        "key",
+        "mfa",
+        "2fa",
+        "captcha",
+        "permission",
+        "access",
+        "timeout",
+        "time",
+        "deadline",
+        "limit",
+        "cap",
+        "bound",
+        "backoff",
+        "retry",
+        "encrypt",
+        "tls",
+        "ssl",
+        "https",
+        "signature",
+        "verif",
+        "validat",
+        "check",
+        "expir",
+        "ttl",
+        "lock",
+        "approv",
+        "review",
+        "confirm",
+        "quota",
+        "throttl",
+        "rate",
+        "alert",
+        "monitor",
+        "backup",
+        "audit",
+        "idempot",
+        "dedup",
+    ];
+    const FILLER: &[&str] = &["a", "an", "the", "any", "upper", "explicit", "further"];
+    let lower = matched.to_lowercase().replace("n't", " not");
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().enumerate().any(|(i, w)| {
+        UNGUARDED.contains(w)
+            || DENY.contains(w)
+                && words[i + 1..]
+                    .iter()
+                    .filter(|n| !FILLER.contains(n) && **n != "be" && **n != "is")
+                    .take(2)
+                    .any(|n| SAFEGUARD.iter().any(|s| n.starts_with(s)))
+    })
 }
 
 /// The lines of the list item that holds line `n` (its wrapped lines
