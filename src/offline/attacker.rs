@@ -606,7 +606,18 @@ fn concern_for(
         Some(t) if !subject::names_itself(&what) => t,
         _ => &rule.def.title,
     };
-    let title = subject::capitalise(&template.replace("{subject}", &what));
+    // A title that sets the subject as a noun ("No timeout on {subject}")
+    // cannot take a match that opens on its verb ("is down, the worker
+    // waits"): it names what stands before the verb; a parenthesised
+    // subject reads either way. The detail keeps the match as written.
+    let noun = match &cluster[0] {
+        h if !template.contains("({subject})") && !h.range.is_empty() => {
+            subject::subject_before_verb(&spec.lines[h.line - 1].text, h.range.clone())
+        }
+        _ => None,
+    };
+    let title =
+        subject::capitalise(&template.replace("{subject}", noun.as_deref().unwrap_or(&what)));
     let where_ = if first == last {
         format!("Line {first}")
     } else {

@@ -279,6 +279,53 @@ pub fn clean(text: &str, range: std::ops::Range<usize>) -> String {
     as_noun_phrase(&tidy(&s))
 }
 
+/// When the match opens with a copula ("is down", "are unreachable",
+/// "was slow"), the noun phrase before it in its clause: "if their API is
+/// down or returns an error" gives "their API", for a title that needs a
+/// noun ("No timeout on their API", not "No timeout on is down"). `None`
+/// when the match opens otherwise, or when no noun stands before it in
+/// the clause (nothing, or only a pronoun).
+pub fn subject_before_verb(text: &str, range: std::ops::Range<usize>) -> Option<String> {
+    // Not "get": `GET /users` opens on a method.
+    const COPULA: &[&str] = &["is", "are", "was", "were"];
+    const CLAUSE_OPENERS: &[&str] = &[
+        "if", "when", "whenever", "while", "once", "unless", "because", "since", "whether", "and",
+        "or", "but", "so", "then", "where",
+    ];
+    let first = text.get(range.clone())?.split_whitespace().next()?;
+    if !COPULA.contains(&first.to_ascii_lowercase().as_str()) {
+        return None;
+    }
+    let before = text.get(..range.start)?;
+    let clause = before
+        .rfind([',', ';', ':', '(', '.', '!', '?'])
+        .map_or(before, |i| &before[i + 1..]);
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    let opener = words
+        .iter()
+        .rposition(|w| CLAUSE_OPENERS.contains(&w.to_ascii_lowercase().as_str()))
+        .map_or(0, |i| i + 1);
+    let noun = &words[opener..];
+    if noun.is_empty() || noun.len() > 5 {
+        return None;
+    }
+    // A list marker ("- if shardy is down") is not part of it.
+    let noun: Vec<&str> = noun
+        .iter()
+        .copied()
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .collect();
+    const PRONOUNS: &[&str] = &[
+        "it", "they", "this", "that", "these", "those", "which", "who", "what", "there", "he",
+        "she", "we", "you", "i",
+    ];
+    if noun.len() == 1 && PRONOUNS.contains(&noun[0].to_ascii_lowercase().as_str()) {
+        return None;
+    }
+    let subject = tidy(&noun.join(" "));
+    (!subject.is_empty()).then_some(subject)
+}
+
 /// Words for one exchange with another component: a light verb before one
 /// ("makes discovery calls", "send a request") adds nothing to the subject.
 const EXCHANGE_WORDS: &[&str] = &["call", "request", "rpc", "quer"];
@@ -527,6 +574,26 @@ mod tests {
         let c = components("Retries happen. Uploads go to S3.");
         assert_eq!(c, vec!["s3".to_string()]);
     }
+    #[test]
+    fn a_match_opening_on_the_verb_is_about_the_words_before_it() {
+        let before = |t: &str, verb: &str| {
+            let at = t.find(verb).unwrap();
+            subject_before_verb(t, at..t.len())
+        };
+        let t = "- if the ledger API is unreachable when the job runs: it waits";
+        assert_eq!(
+            before(t, "is unreachable").as_deref(),
+            Some("the ledger API")
+        );
+        let t = "For partners: if their endpoint is down or returns an error, the worker waits";
+        assert_eq!(before(t, "is down").as_deref(), Some("their endpoint"));
+        // Nothing, or only a pronoun, before the verb in its clause.
+        assert_eq!(before("Is down for hours, then waits", "Is down"), None);
+        assert_eq!(before("and it is never re-rated", "is never"), None);
+        // A match opening on another word is not this case.
+        assert_eq!(before("the worker waits for the bank", "waits"), None);
+    }
+
     #[test]
     fn clean_subjects_are_whole_routes_and_noun_phrases() {
         let t = "The app calls `POST /api/invites/accept` when the user clicks.";
