@@ -334,7 +334,7 @@ pub fn decide(s: &Signals) -> (Level, Vec<String>, f64) {
         .iter()
         .map(|(n, v)| format!("{n} ({})", list(v)))
         .collect();
-    let size = format!("{} non-blank lines", s.lines);
+    let size = crate::render::count(s.lines as u64, "non-blank line");
     let confidence = |score: usize| (0.4 + score as f64 * 0.1).min(0.9);
     if s.critical.len() >= 2 {
         let mut r = vec![format!("critical signals ({})", list(&s.critical))];
@@ -343,7 +343,7 @@ pub fn decide(s: &Signals) -> (Level, Vec<String>, f64) {
     }
     if s.lines >= LARGE_LINES && risks.len() >= 4 {
         let mut r = vec![format!("large spec ({size})")];
-        r.push(format!("{} risk areas", risks.len()));
+        r.push(crate::render::count(risks.len() as u64, "risk area"));
         r.extend(risk_reasons);
         return (Level::Thorough, r, confidence(risks.len()));
     }
@@ -365,7 +365,10 @@ pub fn decide(s: &Signals) -> (Level, Vec<String>, f64) {
     }
     let mut r = vec![size];
     if !s.components.is_empty() {
-        r.push(format!("{} named components", s.components.len()));
+        r.push(crate::render::count(
+            s.components.len() as u64,
+            "named component",
+        ));
     }
     if risk_reasons.is_empty() {
         r.push("no small-change keywords".to_string());
@@ -517,6 +520,26 @@ mod tests {
         let spec = Spec::parse(None, text.to_string());
         let a = assess(&spec, &[], &Request::default());
         (a.level, a.reasons)
+    }
+
+    #[test]
+    fn reasons_count_in_the_right_number() {
+        let one = Signals {
+            lines: 1,
+            components: vec!["billing service".into()],
+            ..Signals::default()
+        };
+        let (_, r, _) = decide(&one);
+        assert!(r.contains(&"1 non-blank line".to_string()), "{r:?}");
+        assert!(r.contains(&"1 named component".to_string()), "{r:?}");
+        let two = Signals {
+            lines: 2,
+            components: vec!["billing service".into(), "ingest worker".into()],
+            ..Signals::default()
+        };
+        let (_, r, _) = decide(&two);
+        assert!(r.contains(&"2 named components".to_string()), "{r:?}");
+        assert!(r.contains(&"2 non-blank lines".to_string()), "{r:?}");
     }
 
     #[test]
