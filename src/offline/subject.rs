@@ -281,7 +281,7 @@ pub fn clean(text: &str, range: std::ops::Range<usize>) -> String {
 
 /// When the match opens with a copula ("is down", "are unreachable",
 /// "was slow"), the noun phrase before it in its clause: "if their API is
-/// down or returns an error" gives "their API", for a title that needs a
+/// slow or unreachable" gives "their API", for a title that needs a
 /// noun ("No timeout on their API", not "No timeout on is down"). `None`
 /// when the match opens otherwise, or when no noun stands before it in
 /// the clause (nothing, or only a pronoun).
@@ -309,7 +309,7 @@ pub fn subject_before_verb(text: &str, range: std::ops::Range<usize>) -> Option<
     if noun.is_empty() || noun.len() > 5 {
         return None;
     }
-    // A list marker ("- if shardy is down") is not part of it.
+    // A list marker ("- if the cache is down") is not part of it.
     let noun: Vec<&str> = noun
         .iter()
         .copied()
@@ -585,11 +585,11 @@ mod tests {
             before(t, "is unreachable").as_deref(),
             Some("the ledger API")
         );
-        let t = "For partners: if their endpoint is down or returns an error, the worker waits";
-        assert_eq!(before(t, "is down").as_deref(), Some("their endpoint"));
+        let t = "For partners: if their endpoint is slow or unreachable, the worker waits";
+        assert_eq!(before(t, "is slow").as_deref(), Some("their endpoint"));
         // Nothing, or only a pronoun, before the verb in its clause.
         assert_eq!(before("Is down for hours, then waits", "Is down"), None);
-        assert_eq!(before("and it is never re-rated", "is never"), None);
+        assert_eq!(before("and it is never recomputed", "is never"), None);
         // A match opening on another word is not this case.
         assert_eq!(before("the worker waits for the bank", "waits"), None);
     }
