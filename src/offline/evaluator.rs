@@ -720,38 +720,39 @@ fn states_absence(matched: &str) -> bool {
         "anonymously",
     ];
     const DENY: &[&str] = &["no", "without", "not", "never", "none"];
-    // What a safeguard is called (word starts): "login", "sign-in",
-    // "signed", "auth...", "timeout", "limit", "bound", "encrypt...".
-    const SAFEGUARD: &[&str] = &[
+    // What a safeguard is called: word starts long enough to name nothing
+    // else ("timeout", "auth...", "encrypt..."), and short words only as
+    // whole words ("sign" of "sign-in", "log" of "log in", "check", but
+    // not "significant", "logo" or "checkout").
+    const SAFEGUARD_STARTS: &[&str] = &[
         "login",
-        "log",
-        "sign",
+        "logged",
+        "logging",
+        "signin",
+        "signed",
+        "signing",
+        "signat",
         "auth",
         "password",
         "credential",
         "token",
-        "key",
         "mfa",
         "2fa",
         "captcha",
         "permission",
         "access",
         "timeout",
-        "time",
         "deadline",
         "limit",
-        "cap",
         "bound",
         "backoff",
-        "retry",
+        "retr",
         "encrypt",
         "tls",
         "ssl",
         "https",
-        "signature",
         "verif",
         "validat",
-        "check",
         "expir",
         "ttl",
         "lock",
@@ -760,7 +761,6 @@ fn states_absence(matched: &str) -> bool {
         "confirm",
         "quota",
         "throttl",
-        "rate",
         "alert",
         "monitor",
         "backup",
@@ -768,6 +768,12 @@ fn states_absence(matched: &str) -> bool {
         "idempot",
         "dedup",
     ];
+    const SAFEGUARD_WORDS: &[&str] = &[
+        "log", "sign", "key", "keys", "time", "cap", "caps", "capped", "rate", "check", "checks",
+        "checked", "checking",
+    ];
+    let names_safeguard =
+        |n: &str| SAFEGUARD_WORDS.contains(&n) || SAFEGUARD_STARTS.iter().any(|s| n.starts_with(s));
     const FILLER: &[&str] = &["a", "an", "the", "any", "upper", "explicit", "further"];
     let lower = matched.to_lowercase().replace("n't", " not");
     let words: Vec<&str> = lower
@@ -781,7 +787,7 @@ fn states_absence(matched: &str) -> bool {
                     .iter()
                     .filter(|n| !FILLER.contains(n) && **n != "be" && **n != "is")
                     .take(2)
-                    .any(|n| SAFEGUARD.iter().any(|s| n.starts_with(s)))
+                    .any(|n| names_safeguard(n))
     })
 }
 
@@ -966,11 +972,20 @@ mod tests {
             "callers aren't checked",
             "Unauthenticated upload",
             "tokens never expire",
+            "with no upper bound",
+            "is not signed",
+            "no sign-in required",
         ] {
             assert!(states_absence(m), "{m}");
         }
-        // Words that merely contain a denial's letters are not one.
+        // A denial of something else is the design element, and words
+        // that only begin like a safeguard's name are not one.
         for m in [
+            "holds no local copy",
+            "never leaves the region",
+            "no significant load",
+            "without checkout",
+            "no logo",
             "POST /notes",
             "known hosts",
             "retries on timeout",
