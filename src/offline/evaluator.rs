@@ -719,7 +719,6 @@ fn states_absence(matched: &str) -> bool {
         "anonymous",
         "anonymously",
     ];
-    const DENY: &[&str] = &["no", "without", "not", "never", "none"];
     // What a safeguard is called: word starts long enough to name nothing
     // else ("timeout", "auth...", "encrypt..."), and short words only as
     // whole words ("sign" of "sign-in", "log" of "log in", "check", but
@@ -774,20 +773,29 @@ fn states_absence(matched: &str) -> bool {
     ];
     let names_safeguard =
         |n: &str| SAFEGUARD_WORDS.contains(&n) || SAFEGUARD_STARTS.iter().any(|s| n.starts_with(s));
-    const FILLER: &[&str] = &["a", "an", "the", "any", "upper", "explicit", "further"];
-    let lower = matched.to_lowercase().replace("n't", " not");
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
-    words.iter().enumerate().any(|(i, w)| {
-        UNGUARDED.contains(w)
-            || DENY.contains(w)
-                && words[i + 1..]
-                    .iter()
-                    .filter(|n| !FILLER.contains(n) && **n != "be" && **n != "is")
-                    .take(2)
-                    .any(|n| names_safeguard(n))
+    const FILLER: &[&str] = &[
+        "a", "an", "the", "any", "upper", "explicit", "further", "be", "is",
+    ];
+    let words = |t: &str| -> Vec<String> {
+        t.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    if words(matched)
+        .iter()
+        .any(|w| UNGUARDED.contains(&w.as_str()))
+    {
+        return true;
+    }
+    // A denial (the sentence reader's: "no", "without", "n't"...), then a
+    // safeguard's name within the next two words that carry meaning.
+    super::sentence::denials(matched).into_iter().any(|d| {
+        words(&matched[d.end..])
+            .iter()
+            .filter(|n| !FILLER.contains(&n.as_str()))
+            .take(2)
+            .any(|n| names_safeguard(n))
     })
 }
 
@@ -986,6 +994,7 @@ mod tests {
             "no significant load",
             "without checkout",
             "no logo",
+            "no more than three retries",
             "POST /notes",
             "known hosts",
             "retries on timeout",

@@ -481,21 +481,28 @@ pub fn without_denials(text: &str, range: std::ops::Range<usize>) -> String {
     let Some(inside) = text.get(range.clone()) else {
         return out;
     };
+    for m in denials(inside) {
+        let at = range.start + m.start..range.start + m.end;
+        out.replace_range(at.clone(), &" ".repeat(at.len()));
+    }
+    out
+}
+
+/// The denial words of `text` ("no", "without", "n't", "never"...), as
+/// byte ranges, leaving out the bounds that look like them ("no more
+/// than", "not only").
+pub fn denials(text: &str) -> Vec<std::ops::Range<usize>> {
     let spans = |p: &AsciiFirst| -> Vec<std::ops::Range<usize>> {
-        p.captures_iter(inside)
+        p.captures_iter(text)
             .iter()
             .filter_map(|g| g.get(0).map(|m| m.range()))
             .collect()
     };
     let bounds = spans(&NOT_A_DENIAL);
-    for m in spans(&NEGATION) {
-        if bounds.iter().any(|b| b.start < m.end && m.start < b.end) {
-            continue;
-        }
-        let at = range.start + m.start..range.start + m.end;
-        out.replace_range(at.clone(), &" ".repeat(at.len()));
-    }
-    out
+    spans(&NEGATION)
+        .into_iter()
+        .filter(|m| !bounds.iter().any(|b| b.start < m.end && m.start < b.end))
+        .collect()
 }
 
 #[cfg(test)]
