@@ -114,7 +114,7 @@ pub fn decode(path: Option<String>, bytes: Vec<u8>, shown: &str) -> Result<Loade
             Some(path) => InputError::EmptyFile { path },
         });
     }
-    let text = normalise_line_endings(text);
+    let text = normalise_apostrophes(normalise_line_endings(text));
     Ok(LoadedSpec {
         spec: Spec::parse(path, text),
         warnings,
@@ -134,6 +134,16 @@ pub fn normalise_line_endings(text: String) -> String {
         return text;
     }
     text.replace("\r\n", "\n").replace('\r', "\n")
+}
+
+/// Typographic single quotes (`’`, `‘`, as word processors type them)
+/// become ASCII apostrophes, so "don’t" reads as the denial "don't" and
+/// "user’s" as "user's" to every rule and sentence reading.
+pub fn normalise_apostrophes(text: String) -> String {
+    if !text.contains(['\u{2019}', '\u{2018}']) {
+        return text;
+    }
+    text.replace(['\u{2019}', '\u{2018}'], "'")
 }
 
 #[cfg(test)]
@@ -182,6 +192,23 @@ mod tests {
         assert_eq!(cr.spec.text, lf.spec.text);
         assert_eq!(crlf.spec.text, lf.spec.text);
         assert_eq!(cr.spec.sha256, lf.spec.sha256);
+    }
+
+    #[test]
+    fn typographic_apostrophes_read_as_ascii_ones() {
+        let curly = decode(
+            None,
+            "# T\nWe don\u{2019}t keep the user\u{2019}s \u{2018}draft\u{2019}.\n"
+                .as_bytes()
+                .to_vec(),
+            "x",
+        )
+        .unwrap();
+        assert_eq!(curly.spec.text, "# T\nWe don't keep the user's 'draft'.\n");
+        assert_eq!(
+            curly.spec.lines[1].lower,
+            "we don't keep the user's 'draft'."
+        );
     }
 
     #[test]
