@@ -175,7 +175,7 @@ pub fn find(spec: &Spec, patterns: &[Pattern], lines: Range<usize>) -> Vec<Evide
     for n in lines.start.max(1)..end {
         let line = &spec.lines[n - 1];
         // Headings name topics, HTML comments are notes to editors: neither
-        // states a safeguard.
+        // states a safeguard (but see `headed`).
         if matches!(
             line.kind,
             LineKind::Heading | LineKind::Blank | LineKind::Html
@@ -216,6 +216,93 @@ pub fn find(spec: &Spec, patterns: &[Pattern], lines: Range<usize>) -> Vec<Evide
         out.extend(best);
     }
     out
+}
+
+/// Headings in `lines` that name one of `patterns` over a section with
+/// something in it ("### Monitoring", "### Rollback plan"): for a rule
+/// that asks whether the design has the safeguard at all (document
+/// scope), such a section states it. A section or paragraph rule needs
+/// the safeguard said about its element: a heading "Authorization" over
+/// a check that misses ownership answers nothing.
+pub fn headed(spec: &Spec, patterns: &[Pattern], lines: Range<usize>) -> Vec<Evidence> {
+    let end = lines.end.min(spec.lines.len() + 1);
+    (lines.start.max(1)..end)
+        .filter(|&n| spec.lines[n - 1].kind == LineKind::Heading && heads_content(spec, n))
+        .filter_map(|n| {
+            let line = &spec.lines[n - 1];
+            let lower = line.lower.as_bytes();
+            let found: Vec<Range<usize>> = patterns
+                .iter()
+                .flat_map(|p| p.find_iter(lower).map(|m| m.range()))
+                .collect();
+            let first = found.first()?.clone();
+            names_only_safeguards(&line.lower, &found).then(|| Evidence {
+                line: n,
+                kind: classify(spec, n, first.start, first.end),
+                matched: line.text[first].to_string(),
+            })
+        })
+        .collect()
+}
+
+/// Whether every word of a heading is a safeguard match, a number or a
+/// filler ("Monitoring and alerting", "4.2 Rollback plan"): "Success
+/// metrics" and "Metrics engine" name something else.
+fn names_only_safeguards(heading: &str, found: &[Range<usize>]) -> bool {
+    const FILLER: &[&str] = &[
+        "and",
+        "or",
+        "the",
+        "of",
+        "for",
+        "our",
+        "a",
+        "an",
+        "plan",
+        "plans",
+        "strategy",
+        "approach",
+        "policy",
+        "policies",
+        "considerations",
+        "details",
+        "design",
+    ];
+    let mut at = 0;
+    heading
+        .split(|c: char| !c.is_alphanumeric())
+        .map(|w| {
+            let start = heading[at..].find(w).map_or(at, |i| at + i);
+            at = start + w.len();
+            (w, start..start + w.len())
+        })
+        .filter(|(w, _)| !w.is_empty() && !w.chars().all(|c| c.is_ascii_digit()))
+        .all(|(w, r)| {
+            FILLER.contains(&w) || found.iter().any(|f| f.start < r.end && r.start < f.end)
+        })
+}
+
+/// Whether the heading on line `n` opens a section with something in it:
+/// its first line after blanks is text (not a placeholder such as "TBD"),
+/// or a deeper heading.
+fn heads_content(spec: &Spec, n: usize) -> bool {
+    static PLACEHOLDER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)^\W*(?:tbd|tba|todo|n/?a|none|to be (?:decided|determined|defined|written|added)|coming soon)\W*$",
+        )
+        .expect("static pattern")
+    });
+    let level = spec.sections[spec.lines[n - 1].section].level;
+    let Some(next) = spec.lines[n..]
+        .iter()
+        .find(|l| !matches!(l.kind, LineKind::Blank | LineKind::Html))
+    else {
+        return false;
+    };
+    match next.kind {
+        LineKind::Heading => spec.sections[next.section].level > level,
+        _ => !PLACEHOLDER.is_match(&next.text),
+    }
 }
 
 /// The end of a line joined to the start of the next line of the same
@@ -484,6 +571,24 @@ fn rank(k: EvidenceKind) -> u8 {
 mod tests {
     use super::*;
     use crate::rule::compile;
+
+    #[test]
+    fn a_heading_counts_when_it_names_only_the_safeguard_over_some_text() {
+        let patterns = [
+            compile(r"\bmonitor").unwrap(),
+            compile(r"\bmetrics?\b").unwrap(),
+            compile(r"alert").unwrap(),
+        ];
+        let text = "# T\n\n## 4. Monitoring and alerting\n\nQueue depth per worker.\n\n## Metrics engine\n\nIt sums scores.\n\n## Success metrics\n\nMore sign-ups.\n\n## Metrics\n\nTBD\n\n## Monitor\n\n### Counters\n\nSent and failed.\n";
+        let spec = Spec::parse(None, text.to_string());
+        let lines: Vec<usize> = headed(&spec, &patterns, 1..spec.lines.len() + 1)
+            .iter()
+            .map(|e| e.line)
+            .collect();
+        // Not "Metrics engine" (a component), "Success metrics" (product
+        // measures) or "Metrics" over a placeholder.
+        assert_eq!(lines, vec![3, 19]);
+    }
 
     proptest::proptest! {
         #[test]

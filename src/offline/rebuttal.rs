@@ -87,21 +87,29 @@ pub fn cite_flaw(spec: &Spec, catalog: &Catalog, concern: &Concern, n: usize) ->
         .and_then(|(a, _)| spec.line(a))
         .is_some_and(|l| l.section == line.section)
         && shares_word(&concern_stems(spec, concern), &line.text);
+    let rule = concern
+        .rule
+        .as_deref()
+        .and_then(|r| catalog.persona(&concern.adversary)?.rule(r));
+    // A section headed by the safeguard ("### Monitoring") answers a rule
+    // that asks whether the design has it at all.
+    let safeguard_section = rule.is_some_and(|r| {
+        r.def.scope == crate::rule::Scope::Document
+            && !evidence::headed(spec, &r.safeguards, n..n + 1).is_empty()
+    });
     if !relevant(spec, concern.lines, &concern.subject, n)
         && !names_topic(spec, n, &terms)
         && !heading_names
         && !blanket
         && !same_section
+        && !safeguard_section
     {
         return Some(Flaw::OffTopic(n));
     }
     // Re-read the line for the safeguard itself: a mention that is only
     // negated or deferred is no answer. A line with no mention at all (a
     // justification, a pair of bounds) is judged by the checks above.
-    let rule = concern
-        .rule
-        .as_deref()
-        .and_then(|r| catalog.persona(&concern.adversary)?.rule(r))?;
+    let rule = rule?;
     let synonyms = catalog
         .protocol(&concern.adversary)
         .map(|p| p.offline.synonyms_for(&rule.def.missing))
