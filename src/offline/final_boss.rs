@@ -20,12 +20,27 @@ pub fn review(spec: &Spec, persona: &Persona, surviving: usize) -> FinalBossRevi
             .iter()
             .filter_map(|p| compile(p).ok())
             .collect();
-        // A heading such as "## Rollout" answers a question as well as prose does.
+        // A heading such as "## Rollout" answers a question as well as prose
+        // does, and so does a line that opens with the answer as its label
+        // ("Out of scope for this RFC:" over a list).
         let mut found: Vec<usize> = spec
             .lines
             .iter()
-            .filter(|l| l.kind == LineKind::Heading)
-            .filter(|l| patterns.iter().any(|p| p.is_match(l.lower.as_bytes())))
+            .filter(|l| {
+                if l.kind == LineKind::Heading {
+                    return patterns.iter().any(|p| p.is_match(l.lower.as_bytes()));
+                }
+                let lead = l.lower.len()
+                    - l.lower
+                        .trim_start_matches(|c: char| !c.is_alphanumeric())
+                        .len();
+                l.kind != LineKind::Code
+                    && patterns.iter().any(|p| {
+                        p.find_iter(l.lower.as_bytes())
+                            .next()
+                            .is_some_and(|m| m.start() == lead)
+                    })
+            })
             .map(|l| l.number)
             .collect();
         found.extend(
@@ -106,6 +121,26 @@ mod tests {
         assert!(!missing(
             "measurement",
             &format!("{base}The SLI is the share of nodes whose copy is current.\n")
+        ));
+    }
+
+    #[test]
+    fn a_stated_limit_answers_the_scope_question() {
+        let base = "# Quota sync\n\n## Summary\n\nThe controller copies quotas to every node.\n\n";
+        assert!(missing("scope", base));
+        // A lead-in label over a list, or a Limitations section.
+        assert!(!missing(
+            "scope",
+            &format!("{base}Out of scope for this proposal:\n\n* per-user quotas\n")
+        ));
+        assert!(!missing(
+            "scope",
+            &format!("{base}## Limitations\n\nOnly cluster-wide quotas are copied.\n")
+        ));
+        // A mention deep in a sentence is not a label.
+        assert!(missing(
+            "scope",
+            &format!("{base}Nodes read the copy; nothing is said of what is out of scope.\n")
         ));
     }
 
