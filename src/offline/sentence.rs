@@ -66,9 +66,10 @@ static NEGATION: AsciiFirst = AsciiFirst::new(
 static NOT_A_DENIAL: AsciiFirst = AsciiFirst::new(
     r"(?i)\b(?:no|not) (?:more|less|fewer|later|earlier|longer|sooner|greater|smaller) than\b|\bnot only\b|\bno matter\b|\bif not\b|\bwhether or not\b|\bnot yet\b|\b\w+-(?:not|no)-\w+\b|\bno-(?:op|reply|store|cache)\b|\bnot null\b",
 );
-/// Words after the match that deny it ("retries are disabled").
+/// Words after the match that deny it ("retries are disabled", "retry
+/// does not apply").
 static NEGATION_AFTER: AsciiFirst = AsciiFirst::new(
-    r"(?i)^\W*(?:\w+\W+){0,2}?(?:is|are|will be|must be|should be|gets?)\s+(?:not (?:used|supported|enabled|allowed|planned|needed|required|in scope|part of)|disabled|removed|out of scope|forbidden|prohibited)\b",
+    r"(?i)^\W*(?:\w+\W+){0,2}?(?:(?:is|are|will be|must be|should be|gets?)\s+(?:not (?:used|supported|enabled|allowed|planned|needed|required|in scope|part of)|disabled|removed|out of scope|forbidden|prohibited)|(?:do|does|did)(?:n't| not)(?: quite| really| even)? (?:apply|exist|happen)|(?:no longer|never) (?:applies|apply|exists?|happens?))\b",
 );
 static HYPOTHETICAL: AsciiFirst = AsciiFirst::new(
     r"(?i)\b(?:if we were to|were we to|suppose|imagine|hypothetical(?:ly)?|one option would be|another option would be|we (?:also )?considered|(?:was|were) considered|we could (?:also )?instead|a naive|naively|strawman|(?:as )?an? worst[- ]case (?:example|scenario))\b",
@@ -570,6 +571,10 @@ mod tests {
         );
         assert_eq!(
             reading("Clients MUST NOT retry on 400.", "retry"),
+            Some(Negated)
+        );
+        assert_eq!(
+            reading("Interval and retry don't quite apply to pings.", "retry"),
             Some(Negated)
         );
         assert_eq!(reading("Should the worker retry?", "retry"), Some(Question));
