@@ -10,6 +10,9 @@ use crate::roles::{FinalBossFinding, FinalBossReview, FinalBossVerdict};
 use crate::rule::compile;
 use crate::spec::{LineKind, Spec};
 
+/// How much of a line's opening a label ("Out of scope for this RFC:")
+/// may take.
+const LABEL_BYTES: usize = 48;
 pub fn review(spec: &Spec, persona: &Persona, surviving: usize) -> FinalBossReview {
     let mut findings = Vec::new();
     let mut fundamental_missing = false;
@@ -30,16 +33,17 @@ pub fn review(spec: &Spec, persona: &Persona, surviving: usize) -> FinalBossRevi
                 if l.kind == LineKind::Heading {
                     return patterns.iter().any(|p| p.is_match(l.lower.as_bytes()));
                 }
+                // Only the line's opening words are read: a label is short,
+                // and reading whole lines for every check costs a long spec.
                 let lead = l.lower.len()
                     - l.lower
                         .trim_start_matches(|c: char| !c.is_alphanumeric())
                         .len();
+                let opening = &l.lower.as_bytes()[lead..l.lower.len().min(lead + LABEL_BYTES)];
                 l.kind != LineKind::Code
-                    && patterns.iter().any(|p| {
-                        p.find_iter(l.lower.as_bytes())
-                            .next()
-                            .is_some_and(|m| m.start() == lead)
-                    })
+                    && patterns
+                        .iter()
+                        .any(|p| p.find_iter(opening).next().is_some_and(|m| m.start() == 0))
             })
             .map(|l| l.number)
             .collect();
