@@ -135,7 +135,7 @@ mod tests {
         // A lead-in label over a list, or a Limitations section.
         assert!(!missing(
             "scope",
-            &format!("{base}Out of scope for this proposal:\n\n* per-user quotas\n")
+            &format!("{base}Out of scope for this change:\n\n* per-user quotas\n")
         ));
         assert!(!missing(
             "scope",
