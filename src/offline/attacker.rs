@@ -310,7 +310,14 @@ impl Looked<'_> {
         let mut found = self
             .scopes
             .entry((scope.start, scope.end))
-            .or_insert_with(|| with_headings(spec, rule, scope))
+            .or_insert_with(|| {
+                evidence::and_headings(
+                    evidence::find(spec, &rule.safeguards, scope.clone()),
+                    spec,
+                    rule,
+                    scope,
+                )
+            })
             .clone();
         found.extend(
             self.universal
@@ -483,23 +490,13 @@ fn safeguard_evidence(
     last: usize,
 ) -> Vec<evidence::Evidence> {
     let scope = scope_lines(spec, rule.def.scope, first, last);
-    let mut found = with_headings(spec, rule, scope);
+    let mut found = evidence::and_headings(
+        evidence::find(spec, &rule.safeguards, scope.clone()),
+        spec,
+        rule,
+        scope,
+    );
     found.extend(evidence::universal(spec, &rule.safeguards));
-    found
-}
-
-/// The rule's safeguards in `scope`; for a document-scope rule, a section
-/// headed by one counts too (`evidence::headed`).
-fn with_headings(
-    spec: &Spec,
-    rule: &Rule,
-    scope: std::ops::Range<usize>,
-) -> Vec<evidence::Evidence> {
-    let mut found = evidence::find(spec, &rule.safeguards, scope.clone());
-    if rule.def.scope == crate::rule::Scope::Document {
-        found.extend(evidence::headed(spec, &rule.safeguards, scope));
-        found.sort_by_key(|e| e.line);
-    }
     found
 }
 

@@ -467,12 +467,8 @@ fn document_evidence(
     );
     once(&cache_for(spec).rules, key, || {
         let all = 1..spec.lines.len() + 1;
-        let mut found = evidence::find_with(spec, &rule.safeguards, synonyms, all.clone());
-        if rule.def.scope == crate::rule::Scope::Document {
-            found.extend(evidence::headed(spec, &rule.safeguards, all));
-            found.sort_by_key(|e| e.line);
-        }
-        found
+        let found = evidence::find_with(spec, &rule.safeguards, synonyms, all.clone());
+        evidence::and_headings(found, spec, rule, all)
     })
 }
 

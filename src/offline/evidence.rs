@@ -218,13 +218,38 @@ pub fn find(spec: &Spec, patterns: &[Pattern], lines: Range<usize>) -> Vec<Evide
     out
 }
 
-/// Headings in `lines` that name one of `patterns` over a section with
-/// something in it ("### Monitoring", "### Rollback plan"): for a rule
-/// that asks whether the design has the safeguard at all (document
-/// scope), such a section states it. A section or paragraph rule needs
-/// the safeguard said about its element: a heading "Authorization" over
-/// a check that misses ownership answers nothing.
-pub fn headed(spec: &Spec, patterns: &[Pattern], lines: Range<usize>) -> Vec<Evidence> {
+/// `found` with, for a rule of document scope, the headings that state its
+/// safeguard (`headed`), in line order.
+pub fn and_headings(
+    mut found: Vec<Evidence>,
+    spec: &Spec,
+    rule: &crate::rule::Rule,
+    lines: Range<usize>,
+) -> Vec<Evidence> {
+    let more = headed(spec, rule, lines);
+    if !more.is_empty() {
+        found.extend(more);
+        found.sort_by_key(|e| e.line);
+    }
+    found
+}
+
+/// Headings in `lines` that name one of the rule's safeguards over a
+/// section with something in it ("### Monitoring", "### Rollback plan"),
+/// for a rule that asks whether the design has the safeguard at all
+/// (document scope); none for a section or paragraph rule, which needs the
+/// safeguard said about its element: a heading "Authorization" over a
+/// check that misses ownership answers nothing.
+pub fn headed(spec: &Spec, rule: &crate::rule::Rule, lines: Range<usize>) -> Vec<Evidence> {
+    if rule.def.scope != crate::rule::Scope::Document {
+        return Vec::new();
+    }
+    headings_naming(spec, &rule.safeguards, lines)
+}
+
+/// Headings in `lines` made of `patterns` matches and fillers, over a
+/// section with something in it.
+fn headings_naming(spec: &Spec, patterns: &[Pattern], lines: Range<usize>) -> Vec<Evidence> {
     let end = lines.end.min(spec.lines.len() + 1);
     (lines.start.max(1)..end)
         .filter(|&n| spec.lines[n - 1].kind == LineKind::Heading && heads_content(spec, n))
@@ -268,16 +293,13 @@ fn names_only_safeguards(heading: &str, found: &[Range<usize>]) -> bool {
         "details",
         "design",
     ];
-    let mut at = 0;
     heading
         .split(|c: char| !c.is_alphanumeric())
-        .map(|w| {
-            let start = heading[at..].find(w).map_or(at, |i| at + i);
-            at = start + w.len();
-            (w, start..start + w.len())
-        })
-        .filter(|(w, _)| !w.is_empty() && !w.chars().all(|c| c.is_ascii_digit()))
-        .all(|(w, r)| {
+        .filter(|w| !w.is_empty() && !w.chars().all(|c| c.is_ascii_digit()))
+        .all(|w| {
+            // `w` is a slice of `heading`: its offset is where it starts.
+            let start = w.as_ptr() as usize - heading.as_ptr() as usize;
+            let r = start..start + w.len();
             FILLER.contains(&w) || found.iter().any(|f| f.start < r.end && r.start < f.end)
         })
 }
@@ -581,7 +603,7 @@ mod tests {
         ];
         let text = "# T\n\n## 4. Monitoring and alerting\n\nQueue depth per worker.\n\n## Metrics engine\n\nIt sums scores.\n\n## Success metrics\n\nMore sign-ups.\n\n## Metrics\n\nTBD\n\n## Monitor\n\n### Counters\n\nSent and failed.\n";
         let spec = Spec::parse(None, text.to_string());
-        let lines: Vec<usize> = headed(&spec, &patterns, 1..spec.lines.len() + 1)
+        let lines: Vec<usize> = headings_naming(&spec, &patterns, 1..spec.lines.len() + 1)
             .iter()
             .map(|e| e.line)
             .collect();

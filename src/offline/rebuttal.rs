@@ -93,10 +93,7 @@ pub fn cite_flaw(spec: &Spec, catalog: &Catalog, concern: &Concern, n: usize) ->
         .and_then(|r| catalog.persona(&concern.adversary)?.rule(r));
     // A section headed by the safeguard ("### Monitoring") answers a rule
     // that asks whether the design has it at all.
-    let safeguard_section = rule.is_some_and(|r| {
-        r.def.scope == crate::rule::Scope::Document
-            && !evidence::headed(spec, &r.safeguards, n..n + 1).is_empty()
-    });
+    let safeguard_section = rule.is_some_and(|r| !evidence::headed(spec, r, n..n + 1).is_empty());
     if !relevant(spec, concern.lines, &concern.subject, n)
         && !names_topic(spec, n, &terms)
         && !heading_names
